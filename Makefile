@@ -1,0 +1,49 @@
+# ext4cell top-level Makefile.
+#   make            build all user-space programs into build/ (-Wall -Wextra -Werror)
+#   make deps       install the Debian packages everything needs (apt only)
+#   make kernel     build the guest kernel (KCONFIG=test|bench, default test)
+#   make check      build with ASan/UBSan into build/test and run every test layer
+#   make demo       the product demo (boots a QEMU guest)
+# Each component directory has a build.mk that adds its programs to PROGRAMS.
+
+BUILD     ?= build
+KCONFIG   ?= test
+CC        ?= gcc
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
+SANITIZE  ?=
+ifneq ($(SANITIZE),)
+CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS   += -fsanitize=address,undefined
+endif
+PKG_CONFIG ?= pkg-config
+
+PROGRAMS :=
+-include $(wildcard */build.mk tests/*/build.mk)
+
+.PHONY: all deps kernel check demo clean
+all: $(PROGRAMS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS_$(firstword $(subst /, ,$<))) -MMD -MP -c -o $@ $<
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+deps:
+	bash tests/deps.sh
+
+kernel:
+	bash kernel/build.sh $(KCONFIG)
+
+check:
+	$(MAKE) BUILD=build/test SANITIZE=1 all
+	bash kernel/build.sh test
+	bash tests/run
+
+demo: all
+	bash kernel/build.sh test
+	bash tests/demo.sh
+
+clean:
+	rm -rf $(BUILD)
