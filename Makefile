@@ -37,9 +37,7 @@ kernel:
 	bash kernel/build.sh $(KCONFIG)
 
 check:
-	$(MAKE) BUILD=build/test SANITIZE=1 all
-	bash kernel/build.sh test
-	bash tests/run
+	bash tests/check.sh
 
 demo: all
 	bash kernel/build.sh test
