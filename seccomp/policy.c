@@ -1,0 +1,254 @@
+/*
+ * seccomp/policy.c: the seccomp allowlist of ext4cell-server, one table per mode
+ * that both builds the filter and prints it (`ext4cell-server --print-seccomp`),
+ * so reviewers and tests read one source of truth.
+ *
+ * Every entry is a system call the server makes after entering the sandbox, found
+ * by tracing it (strace -f) through mount, the POSIX suite and unmount, in release
+ * and sanitizer builds; each says why. Argument checks where they are cheap: ioctl
+ * and fcntl commands from a list, no PROT_EXEC mapping at all (stronger than
+ * "never write and execute together": no new code can be mapped), clone only for
+ * threads, fstat only on an fd, signals only to itself. Anything else kills the
+ * process (SECCOMP_RET_KILL_PROCESS, logged by the kernel), as does a system call
+ * of another ABI (x32, i386).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+#include "internal.h"
+
+/* include/uapi/linux/fuse.h of Linux >= 6.9 (and our kernel series); the headers of
+ * this distribution are older. OPEN takes struct fuse_backing_map { s32 fd;
+ * u32 flags; u64 padding; } (16 bytes), CLOSE a u32 backing id. */
+#ifndef FUSE_DEV_IOC_BACKING_OPEN
+#define FUSE_DEV_IOC_BACKING_OPEN	_IOC(_IOC_WRITE, 229, 1, 16)
+#define FUSE_DEV_IOC_BACKING_CLOSE	_IOW(229, 2, uint32_t)
+#endif
+
+#ifdef __SANITIZE_ADDRESS__
+#define SANITIZER_BUILD true
+#else
+#define SANITIZER_BUILD false
+#endif
+
+#define M_CLASSIC	(1u << EXT4CELL_SANDBOX_CLASSIC)
+#define M_IOMAP		(1u << EXT4CELL_SANDBOX_IOMAP)
+#define M_ALL		(M_CLASSIC | M_IOMAP)
+
+/* A value an argument may take, in the modes that allow it. */
+struct value {
+	uint64_t value;
+	const char *name;
+	unsigned modes;
+};
+#define VALUE(v, modes) { (v), #v, (modes) }
+
+static const struct value ioctl_cmds[] = {
+	VALUE(BLKGETSIZE64, M_ALL),	/* size of a block device image */
+	VALUE(BLKSSZGET, M_ALL),	/* its logical sector size */
+	VALUE(FUSE_DEV_IOC_BACKING_OPEN, M_IOMAP),	/* register the device with the kernel */
+	VALUE(FUSE_DEV_IOC_BACKING_CLOSE, M_IOMAP),
+	{ 0 }
+};
+
+static const struct value fcntl_cmds[] = {
+	VALUE(F_GETFL, M_ALL),
+	VALUE(F_GETFD, M_ALL),
+	{ 0 }
+};
+
+enum check {
+	ANY,		/* any arguments */
+	ONE_OF,		/* argument `arg`, as 32 bits like the kernel reads it, is in `values` */
+	MASKED,		/* (argument `arg` & mask) == equals */
+	OWN_PID,	/* argument `arg` is the server's own pid */
+	FAIL_ENOSYS,	/* not allowed, but fails with ENOSYS instead of killing */
+};
+
+struct rule {
+	const char *syscall;
+	unsigned modes;
+	bool sanitizer;		/* only in sanitizer builds (SANITIZE=1) */
+	enum check check;
+	unsigned arg;
+	const struct value *values;
+	uint64_t mask, equals;
+	const char *condition;	/* the check, for people */
+	const char *why;
+};
+
+#define NO_EXEC .check = MASKED, .arg = 2, .mask = PROT_EXEC, .equals = 0, \
+		.condition = "prot without PROT_EXEC"
+#define NS_FLAGS (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | \
+		  CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET)
+
+static const struct rule rules[] = {
+	{ "read", M_ALL, .why = "FUSE requests from /dev/fuse, helper messages" },
+	{ "write", M_ALL, .why = "FUSE replies, diagnostics on stderr" },
+	{ "writev", M_ALL, .why = "FUSE replies (libfuse)" },
+	{ "pread64", M_ALL, .why = "reading the image through the device fd" },
+	{ "pwrite64", M_ALL, .why = "writing the image through the device fd" },
+	{ "fsync", M_ALL, .why = "FUSE FSYNC, flushing the image" },
+	{ "fdatasync", M_ALL, .why = "FUSE FSYNC with datasync" },
+	{ "ioctl", M_ALL, .check = ONE_OF, .arg = 1, .values = ioctl_cmds,
+	  .condition = "cmd", .why = "device size; iomap: device registration" },
+	{ "fcntl", M_ALL, .check = ONE_OF, .arg = 1, .values = fcntl_cmds,
+	  .condition = "cmd", .why = "fd flags (libc)" },
+	{ "newfstatat", M_ALL, .check = MASKED, .arg = 3, .mask = AT_EMPTY_PATH,
+	  .equals = AT_EMPTY_PATH, .condition = "flags with AT_EMPTY_PATH",
+	  .why = "fstat() (glibc calls newfstatat(fd, \"\", AT_EMPTY_PATH))" },
+	{ "close", M_ALL, .why = "closing fds it holds" },
+	{ "mmap", M_ALL, NO_EXEC, .why = "malloc, thread stacks" },
+	{ "mprotect", M_ALL, NO_EXEC, .why = "thread stack guard pages, malloc arenas" },
+	{ "munmap", M_ALL, .why = "free" },
+	{ "mremap", M_ALL, .why = "realloc of large blocks" },
+	{ "madvise", M_ALL, .why = "free, thread exit" },
+	{ "brk", M_ALL, .why = "malloc" },
+	{ "futex", M_ALL, .why = "mutexes and condition variables" },
+	{ "clone", M_ALL, .check = MASKED, .arg = 0, .mask = CLONE_THREAD | NS_FLAGS,
+	  .equals = CLONE_THREAD, .condition = "flags with CLONE_THREAD, no CLONE_NEW*",
+	  .why = "threads (libfuse), never processes" },
+	{ "clone3", M_ALL, .check = FAIL_ENOSYS, .condition = "fails with ENOSYS",
+	  .why = "flags out of reach of seccomp; glibc falls back to clone" },
+	{ "set_robust_list", M_ALL, .why = "new threads (glibc)" },
+	{ "rseq", M_ALL, .why = "new threads (glibc)" },
+	{ "exit", M_ALL, .why = "thread exit" },
+	{ "exit_group", M_ALL, .why = "process exit" },
+	{ "rt_sigaction", M_ALL, .why = "libfuse's SIGINT/SIGTERM/SIGHUP handlers" },
+	{ "rt_sigprocmask", M_ALL, .why = "signal masks (threads, libfuse)" },
+	{ "rt_sigreturn", M_ALL, .why = "return from a signal handler" },
+	{ "restart_syscall", M_ALL, .why = "interrupted sleeps" },
+	{ "clock_gettime", M_ALL, .why = "timestamps when the vDSO is not used" },
+	{ "getpid", M_ALL, .why = "abort()" },
+	{ "gettid", M_ALL, .why = "abort()" },
+	{ "tgkill", M_ALL, .check = OWN_PID, .arg = 0, .condition = "tgid is its own pid",
+	  .why = "abort(), raise()" },
+	{ "sigaltstack", M_ALL, .sanitizer = true, .why = "ASan signal stacks (thread start, exit)" },
+	{ "sched_getaffinity", M_ALL, .sanitizer = true,
+	  .why = "ASan thread start (pthread_getattr_np)" },
+	{ NULL }
+};
+
+static bool in_mode(unsigned modes, int mode)
+{
+	return modes & (1u << mode);
+}
+
+static bool rule_applies(const struct rule *r, int mode)
+{
+	return in_mode(r->modes, mode) && (!r->sanitizer || SANITIZER_BUILD);
+}
+
+static int add_check(scmp_filter_ctx ctx, uint32_t action, int nr, const struct rule *r,
+		     enum scmp_compare op, uint64_t a, uint64_t b)
+{
+	struct scmp_arg_cmp cmp = { .arg = r->arg, .op = op, .datum_a = a, .datum_b = b };
+
+	return seccomp_rule_add_array(ctx, action, nr, 1, &cmp);
+}
+
+static int add_rule(scmp_filter_ctx ctx, const struct rule *r, int mode)
+{
+	int nr = seccomp_syscall_resolve_name(r->syscall);
+	int rc = 0;
+
+	if (nr == __NR_SCMP_ERROR)
+		return -ENOSYS;
+	switch (r->check) {
+	case ANY:
+		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
+	case FAIL_ENOSYS:
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+	case MASKED:
+		return add_check(ctx, SCMP_ACT_ALLOW, nr, r, SCMP_CMP_MASKED_EQ, r->mask,
+				 r->equals);
+	case OWN_PID:
+		return add_check(ctx, SCMP_ACT_ALLOW, nr, r, SCMP_CMP_MASKED_EQ, UINT32_MAX,
+				 (uint32_t)getpid());
+	case ONE_OF:
+		for (const struct value *v = r->values; !rc && v->name; v++)
+			if (in_mode(v->modes, mode))
+				rc = add_check(ctx, SCMP_ACT_ALLOW, nr, r, SCMP_CMP_MASKED_EQ,
+					       UINT32_MAX, v->value);
+		return rc;
+	}
+	return -EINVAL;
+}
+
+int sandbox_load_policy(int mode, char *err, size_t errlen)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	int rc;
+
+	if (!ctx)
+		return sandbox_error(err, errlen, ENOMEM, "seccomp_init");
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (!rc)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1);
+	if (!rc)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+	if (rc)
+		rc = sandbox_error(err, errlen, -rc, "seccomp filter attributes");
+	for (const struct rule *r = rules; !rc && r->syscall; r++)
+		if (rule_applies(r, mode) && (rc = add_rule(ctx, r, mode)))
+			rc = sandbox_error(err, errlen, -rc, "seccomp rule for %s", r->syscall);
+	if (!rc && (rc = seccomp_load(ctx)))
+		rc = sandbox_error(err, errlen, -rc, "loading the seccomp filter");
+	seccomp_release(ctx);
+	return rc;
+}
+
+/* Prints a rule's argument check; returns the number of characters written. */
+static int print_condition(FILE *out, const struct rule *r, int mode)
+{
+	const char *sep = " in {";
+	int n;
+
+	if (!r->condition)
+		return fprintf(out, "any");
+	n = fprintf(out, "%s", r->condition);
+	if (r->check != ONE_OF)
+		return n;
+	for (const struct value *v = r->values; v->name; v++)
+		if (in_mode(v->modes, mode)) {
+			n += fprintf(out, "%s%s", sep, v->name);
+			sep = ", ";
+		}
+	return n + fprintf(out, "}");
+}
+
+void ext4cell_sandbox_print(FILE *out, int mode)
+{
+	static const char *const names[] = { "classic", "iomap" };
+	const int width = 42;
+	unsigned allowed = 0;
+
+	if (mode != EXT4CELL_SANDBOX_CLASSIC && mode != EXT4CELL_SANDBOX_IOMAP) {
+		fprintf(out, "# no seccomp policy for mode %d\n", mode);
+		return;
+	}
+	fprintf(out, "# ext4cell-server seccomp allowlist, %s mode%s\n", names[mode],
+		SANITIZER_BUILD ? ", sanitizer build" : "");
+	for (const struct rule *r = rules; r->syscall; r++) {
+		int n;
+
+		if (!rule_applies(r, mode))
+			continue;
+		allowed += r->check != FAIL_ENOSYS;
+		fprintf(out, "%-16s ", r->syscall);
+		n = print_condition(out, r, mode);
+		fprintf(out, "%*s  %s%s\n", n < width ? width - n : 0, "", r->why,
+			r->sanitizer ? " [sanitizer runtime]" : "");
+	}
+	fprintf(out, "# %u system calls allowed; any other kills the process (SIGSYS, logged)\n",
+		allowed);
+}

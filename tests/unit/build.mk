@@ -1,0 +1,9 @@
+# tests/unit/build.mk: unit test programs, built into $(BUILD)/tests/unit/ and run
+# by the tests/unit/*.suite scripts.
+
+# seccomp_test: the server sandbox (seccomp/), run by seccomp.suite.
+PROGRAMS += $(BUILD)/tests/unit/seccomp_test
+CPPFLAGS_tests += -Iseccomp
+
+$(BUILD)/tests/unit/seccomp_test: $(BUILD)/tests/unit/seccomp_test.o $(SECCOMP_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(SECCOMP_LIBS) -lpthread

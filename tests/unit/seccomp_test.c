@@ -1,0 +1,593 @@
+/*
+ * tests/unit/seccomp_test.c: proves the server sandbox (seccomp/) in forked
+ * children, TAP-style for tests/run (run by seccomp.suite):
+ *   - every forbidden class of system call kills a sandboxed child with SIGSYS, in
+ *     each mode that forbids it, while the same act without the sandbox does not
+ *     (so each check can fail);
+ *   - the calls the server needs work inside the sandbox, fds are closed by rule;
+ *   - /proc/PID/status and /proc/PID/limits of a sandboxed child show no
+ *     capabilities, no_new_privs, seccomp filter mode, the limits;
+ *   - the printed allowlist matches the mode.
+ * The triggers live in this test program only, never in the server.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+#define NO_SANDBOX	(-1)
+#define BOTH_MODES	((1u << EXT4CELL_SANDBOX_CLASSIC) | (1u << EXT4CELL_SANDBOX_IOMAP))
+#define CLASSIC_ONLY	(1u << EXT4CELL_SANDBOX_CLASSIC)
+#define FUSE_DEV_IOC_BACKING_OPEN_CMD	_IOC(_IOC_WRITE, 229, 1, 16)
+
+/* Fds set up before forking, as a server would hold them. */
+static int image_fd = -1;	/* regular file: kept */
+static int peer[2] = { -1, -1 };	/* AF_UNIX pair: kept */
+static int dir_fd = -1;		/* directory: closed by the sandbox */
+static int inet_fd = -1;	/* AF_INET socket: closed by the sandbox */
+
+static int failures;
+
+static void report(bool ok, const char *name, const char *diag)
+{
+	printf("%s - seccomp: %s\n", ok ? "ok" : "not ok", name);
+	if (!ok && diag && *diag)
+		printf("# %s\n", diag);
+	failures += !ok;
+	fflush(stdout);
+}
+
+static void describe(int status, char *buf, size_t len)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by %s", strsignal(WTERMSIG(status)));
+	else if (WEXITSTATUS(status) == 100)
+		snprintf(buf, len, "could not enter the sandbox (see above)");
+	else
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+}
+
+static bool killed_by_sigsys(int status)
+{
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS;
+}
+
+/* Starts act in a child, sandboxed in mode (or not: NO_SANDBOX); its pid. */
+static pid_t spawn_child(void (*act)(void), int mode)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		char err[256];
+
+		if (mode != NO_SANDBOX && ext4cell_sandbox_enter(mode, err, sizeof(err)) < 0) {
+			printf("# ext4cell_sandbox_enter: %s\n", err);
+			_exit(100);
+		}
+		act();
+		_exit(0);
+	}
+	return pid;
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+static int run_child(void (*act)(void), int mode)
+{
+	return wait_child(spawn_child(act, mode));
+}
+
+/* --- forbidden acts: each returns normally when the kernel lets it through --- */
+
+static void act_openat(void)
+{
+	syscall(SYS_openat, AT_FDCWD, "/etc/hostname", O_RDONLY);
+}
+
+static void act_open(void)
+{
+	syscall(SYS_open, "/etc/hostname", O_RDONLY);
+}
+
+static void act_socket_unix(void)
+{
+	socket(AF_UNIX, SOCK_SEQPACKET, 0);
+}
+
+static void act_socket_inet(void)
+{
+	socket(AF_INET, SOCK_DGRAM, 0);
+}
+
+static void act_execve(void)
+{
+	char *const argv[] = { "true", NULL };
+
+	execve("/bin/true", argv, environ);
+}
+
+static void act_fork(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+static void act_ptrace(void)
+{
+	ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+}
+
+static void act_mount(void)
+{
+	mount("none", "/nonexistent-ext4cell", "tmpfs", 0, NULL);
+}
+
+static void act_umount(void)
+{
+	umount2("/nonexistent-ext4cell", 0);
+}
+
+static void act_mmap_wx(void)
+{
+	mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+static void act_mprotect_x(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED)
+		mprotect(p, 4096, PROT_READ | PROT_EXEC);
+}
+
+static void act_ioctl_unlisted(void)
+{
+	ioctl(image_fd, BLKRRPART);
+}
+
+static void act_ioctl_iomap(void)
+{
+	char map[16] = { 0 };
+
+	ioctl(image_fd, FUSE_DEV_IOC_BACKING_OPEN_CMD, map);
+}
+
+static void act_bpf(void)
+{
+	syscall(SYS_bpf, -1, NULL, 0);
+}
+
+static void act_keyctl(void)
+{
+	syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3 /* session */, 0);
+}
+
+static void act_userfaultfd(void)
+{
+	long fd = syscall(SYS_userfaultfd, O_CLOEXEC);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+static void act_unshare(void)
+{
+	unshare(0);
+}
+
+static void act_kill_other(void)
+{
+	kill(getppid(), 0);
+}
+
+static void act_x32_abi(void)
+{
+	syscall(0x40000000 /* __X32_SYSCALL_BIT */ | SYS_getpid);
+}
+
+struct forbidden {
+	const char *name;
+	void (*act)(void);
+	unsigned kill_modes;	/* modes whose sandbox must kill it */
+};
+
+static const struct forbidden forbidden[] = {
+	{ "openat of a path", act_openat, BOTH_MODES },
+	{ "open of a path", act_open, BOTH_MODES },
+	{ "socket(AF_UNIX)", act_socket_unix, BOTH_MODES },
+	{ "socket(AF_INET)", act_socket_inet, BOTH_MODES },
+	{ "execve", act_execve, BOTH_MODES },
+	{ "fork", act_fork, BOTH_MODES },
+	{ "ptrace", act_ptrace, BOTH_MODES },
+	{ "mount", act_mount, BOTH_MODES },
+	{ "umount2", act_umount, BOTH_MODES },
+	{ "mmap with PROT_WRITE|PROT_EXEC", act_mmap_wx, BOTH_MODES },
+	{ "mprotect to PROT_EXEC", act_mprotect_x, BOTH_MODES },
+	{ "ioctl not on the list (BLKRRPART)", act_ioctl_unlisted, BOTH_MODES },
+	{ "iomap ioctl in classic mode", act_ioctl_iomap, CLASSIC_ONLY },
+	{ "bpf", act_bpf, BOTH_MODES },
+	{ "keyctl", act_keyctl, BOTH_MODES },
+	{ "userfaultfd", act_userfaultfd, BOTH_MODES },
+	{ "unshare", act_unshare, BOTH_MODES },
+	{ "kill of another process", act_kill_other, BOTH_MODES },
+	{ "x32 ABI system call", act_x32_abi, BOTH_MODES },
+	{ NULL }
+};
+
+static void test_forbidden(const struct forbidden *f)
+{
+	char name[128], diag[256], how[64];
+	int status = run_child(f->act, NO_SANDBOX);
+
+	describe(status, how, sizeof(how));
+	snprintf(name, sizeof(name), "%s is killed by SIGSYS", f->name);
+	if (WIFSIGNALED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(diag, sizeof(diag), "without the sandbox the act %s", how);
+		report(false, name, diag);
+		return;
+	}
+	for (int mode = EXT4CELL_SANDBOX_CLASSIC; mode <= EXT4CELL_SANDBOX_IOMAP; mode++) {
+		bool must_kill = f->kill_modes & (1u << mode);
+
+		status = run_child(f->act, mode);
+		if (killed_by_sigsys(status) != must_kill || (!must_kill && status != 0)) {
+			describe(status, how, sizeof(how));
+			snprintf(diag, sizeof(diag), "mode %d: expected %s, child %s", mode,
+				 must_kill ? "SIGSYS" : "exit 0", how);
+			report(false, name, diag);
+			return;
+		}
+	}
+	report(true, name, NULL);
+}
+
+/* --- what the server needs must keep working --- */
+
+static void *thread_main(void *arg)
+{
+	return arg;
+}
+
+static bool step_pread(void)
+{
+	char buf[8];
+
+	return pread(image_fd, buf, sizeof(buf), 0) == sizeof(buf) && !memcmp(buf, "ext4cell", 8);
+}
+
+static bool step_socket_write(void)
+{
+	return write(peer[1], "x", 1) == 1;
+}
+
+static bool step_malloc(void)
+{
+	char *small = malloc(64), *big = malloc(4 << 20), *bigger;
+
+	if (!small || !big)
+		return false;
+	memset(big, 1, 4 << 20);
+	bigger = realloc(big, 64 << 20);
+	free(small);
+	free(bigger ? bigger : big);
+	return bigger != NULL;
+}
+
+static bool step_mmap(void)
+{
+	char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return false;
+	p[0] = 1;
+	return mprotect(p, 8192, PROT_READ) == 0 && munmap(p, 8192) == 0;
+}
+
+static bool step_clock(void)
+{
+	struct timespec ts;
+
+	return clock_gettime(CLOCK_MONOTONIC, &ts) == 0 && clock_gettime(CLOCK_REALTIME, &ts) == 0;
+}
+
+static bool step_thread(void)
+{
+	static int token;
+	pthread_t t;
+	void *ret = NULL;
+
+	return pthread_create(&t, NULL, thread_main, &token) == 0 && pthread_join(t, &ret) == 0 &&
+	       ret == &token;
+}
+
+static bool step_fstat(void)
+{
+	struct stat st;
+
+	return fstat(image_fd, &st) == 0 && S_ISREG(st.st_mode) && fcntl(image_fd, F_GETFL) >= 0;
+}
+
+static bool step_fds_closed(void)
+{
+	return fcntl(dir_fd, F_GETFD) < 0 && errno == EBADF &&
+	       fcntl(inet_fd, F_GETFD) < 0 && errno == EBADF;
+}
+
+static bool step_fsync(void)
+{
+	return fsync(image_fd) == 0 && fdatasync(image_fd) == 0;
+}
+
+static bool step_ioctl_listed(void)
+{
+	unsigned long long size;
+
+	return ioctl(image_fd, BLKGETSIZE64, &size) < 0 && errno == ENOTTY;
+}
+
+static const struct {
+	const char *what;
+	bool (*step)(void);
+} steps[] = {
+	{ "pread of the image fd", step_pread },
+	{ "write to the AF_UNIX socket", step_socket_write },
+	{ "malloc, realloc, free", step_malloc },
+	{ "mmap, mprotect, munmap without PROT_EXEC", step_mmap },
+	{ "clock_gettime", step_clock },
+	{ "pthread_create, pthread_join", step_thread },
+	{ "fstat, fcntl(F_GETFL)", step_fstat },
+	{ "directory and AF_INET fds closed", step_fds_closed },
+	{ "fsync, fdatasync", step_fsync },
+	{ "ioctl on the list (BLKGETSIZE64)", step_ioctl_listed },
+};
+#define NSTEPS ((int)(sizeof(steps) / sizeof(steps[0])))
+
+/* Exits with the number of the first failing step; exit(), not _exit(), so the
+ * libc and sanitizer exit paths run inside the sandbox too. */
+static void act_allowed(void)
+{
+	for (int i = 0; i < NSTEPS; i++)
+		if (!steps[i].step())
+			exit(i + 1);
+	exit(0);
+}
+
+static void test_allowed(int mode)
+{
+	char name[64], diag[256], how[64];
+	int status = run_child(act_allowed, mode);
+	char c;
+
+	snprintf(name, sizeof(name), "allowed calls work in mode %d", mode);
+	describe(status, how, sizeof(how));
+	if (killed_by_sigsys(status))
+		snprintf(diag, sizeof(diag), "%s: a needed system call is not allowed "
+			 "(the kernel log has the audit record, type=1326 syscall=N)", how);
+	else if (WIFEXITED(status) && WEXITSTATUS(status) >= 1 && WEXITSTATUS(status) <= NSTEPS)
+		snprintf(diag, sizeof(diag), "step failed: %s",
+			 steps[WEXITSTATUS(status) - 1].what);
+	else
+		snprintf(diag, sizeof(diag), "child %s", how);
+	while (recv(peer[0], &c, 1, MSG_DONTWAIT) == 1)	/* what step_socket_write sent */
+		;
+	report(status == 0, name, diag);
+}
+
+static void act_abort(void)
+{
+	abort();
+}
+
+static void test_abort(void)
+{
+	int status = run_child(act_abort, EXT4CELL_SANDBOX_CLASSIC);
+	char how[64];
+
+	describe(status, how, sizeof(how));
+	report(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+	       "abort() in the sandbox raises SIGABRT, not SIGSYS", how);
+}
+
+static void act_bad_mode(void)
+{
+	char err[128] = "";
+
+	if (ext4cell_sandbox_enter(7, err, sizeof(err)) != -EINVAL || !err[0])
+		_exit(1);
+	printf("# mode 7: %s\n", err);
+}
+
+static void test_bad_mode(void)
+{
+	char how[64];
+	int status = run_child(act_bad_mode, NO_SANDBOX);
+
+	describe(status, how, sizeof(how));
+	report(status == 0, "an unknown mode is refused with EINVAL and a reason", how);
+}
+
+/* --- the state of a sandboxed process, as others see it in /proc --- */
+
+static void act_wait(void)
+{
+	char c;
+
+	if (write(peer[1], "r", 1) != 1 || read(peer[1], &c, 1) != 1)
+		_exit(1);
+}
+
+/* Finds "key" at the start of a line of /proc/PID/name, copies the rest of the line
+ * after the key into value. */
+static bool proc_field(pid_t pid, const char *name, const char *key, char *value, size_t len)
+{
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key))) {
+			snprintf(value, len, "%s", line + strlen(key) + strspn(line + strlen(key), " \t:"));
+			value[strcspn(value, "\n")] = 0;
+			found = true;
+		}
+	fclose(f);
+	return found;
+}
+
+static bool has_setpcap(void)
+{
+	cap_t caps = cap_get_proc();
+	cap_flag_value_t v = CAP_CLEAR;
+
+	if (caps)
+		cap_get_flag(caps, CAP_SETPCAP, CAP_EFFECTIVE, &v);
+	cap_free(caps);
+	return v == CAP_SET;
+}
+
+static void check_field(pid_t pid, const char *file, const char *key, const char *want,
+			bool required)
+{
+	char value[160] = "(missing)", name[128], diag[256];
+	bool ok = proc_field(pid, file, key, value, sizeof(value)) &&
+		  !strncmp(value, want, strlen(want));
+
+	printf("# %s %s: %s\n", file, key, value);
+	snprintf(name, sizeof(name), "sandboxed process: %s %s is %s", file, key, want);
+	snprintf(diag, sizeof(diag), "got %s", value);
+	if (required || ok)
+		report(ok, name, diag);
+	else
+		printf("ok - seccomp: %s # SKIP no CAP_SETPCAP to empty it\n", name);
+}
+
+static bool same_netns(pid_t pid)
+{
+	char path[64], mine[64] = "", theirs[64] = "";
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	readlink("/proc/self/ns/net", mine, sizeof(mine) - 1);
+	readlink(path, theirs, sizeof(theirs) - 1);
+	return !strcmp(mine, theirs);
+}
+
+static void test_status(void)
+{
+	static const char *const zero_caps[] = { "CapInh", "CapPrm", "CapEff", "CapAmb" };
+	pid_t pid = spawn_child(act_wait, EXT4CELL_SANDBOX_CLASSIC);
+	char c = 0, limit[160];
+	int status;
+
+	if (read(peer[0], &c, 1) != 1 || c != 'r') {
+		kill(pid, SIGKILL);
+		report(false, "sandboxed process reports ready", "child did not write 'r'");
+		wait_child(pid);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(zero_caps) / sizeof(zero_caps[0]); i++)
+		check_field(pid, "status", zero_caps[i], "0000000000000000", true);
+	check_field(pid, "status", "CapBnd", "0000000000000000", has_setpcap());
+	check_field(pid, "status", "NoNewPrivs", "1", true);
+	check_field(pid, "status", "Seccomp:", "2", true);
+	check_field(pid, "limits", "Max core file size", "0", true);
+	check_field(pid, "limits", "Max open files", "64", true);
+	check_field(pid, "limits", "Max processes", "64", true);
+	proc_field(pid, "limits", "Max address space", limit, sizeof(limit));
+	printf("# limits Max address space: %s\n", limit);
+	report(strncmp(limit, "unlimited", 9) != 0, "sandboxed process: address space bounded", limit);
+	if (has_setpcap())
+		report(!same_netns(pid), "sandboxed process: own network namespace", NULL);
+	if (write(peer[0], "x", 1) != 1)
+		kill(pid, SIGKILL);
+	status = wait_child(pid);
+	report(status == 0, "sandboxed process exits normally", NULL);
+}
+
+/* --- the printed allowlist --- */
+
+static void test_print(void)
+{
+	char *text[2] = { NULL, NULL };
+	size_t len;
+
+	for (int mode = EXT4CELL_SANDBOX_CLASSIC; mode <= EXT4CELL_SANDBOX_IOMAP; mode++) {
+		FILE *f = open_memstream(&text[mode], &len);
+
+		ext4cell_sandbox_print(f, mode);
+		fclose(f);
+		printf("# %s mode:%s", mode ? "iomap" : "classic", strstr(text[mode], "\n# "));
+	}
+	report(strstr(text[0], "\nioctl ") && !strstr(text[0], "FUSE_DEV_IOC_BACKING_OPEN") &&
+	       strstr(text[1], "FUSE_DEV_IOC_BACKING_OPEN") && !strstr(text[0], "\nopenat") &&
+	       strstr(text[0], "system calls allowed"),
+	       "the printed allowlist lists ioctl commands per mode, no openat", NULL);
+	free(text[0]);
+	free(text[1]);
+}
+
+static void setup(void)
+{
+	char path[] = "/tmp/ext4cell-seccomp-XXXXXX";
+
+	image_fd = mkstemp(path);
+	if (image_fd < 0 || unlink(path) < 0 || write(image_fd, "ext4cell image", 14) != 14 ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, peer) < 0 ||
+	    (dir_fd = open("/", O_RDONLY | O_DIRECTORY)) < 0 ||
+	    (inet_fd = socket(AF_INET, SOCK_DGRAM, 0)) < 0) {
+		perror("seccomp_test: setup");
+		exit(1);
+	}
+}
+
+int main(void)
+{
+	setup();
+	test_bad_mode();
+	test_print();
+	test_allowed(EXT4CELL_SANDBOX_CLASSIC);
+	test_allowed(EXT4CELL_SANDBOX_IOMAP);
+	test_status();
+	test_abort();
+	for (const struct forbidden *f = forbidden; f->name; f++)
+		test_forbidden(f);
+	return failures ? 1 : 0;
+}
