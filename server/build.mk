@@ -1,0 +1,6 @@
+# server/build.mk: ext4cell-server (FUSE ext2/3/4 server on libext2fs + libfuse3).
+SERVER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard server/*.c))
+CPPFLAGS_server := $(shell $(PKG_CONFIG) --cflags fuse3 ext2fs)
+$(BUILD)/ext4cell-server: $(SERVER_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs fuse3 ext2fs com_err)
+PROGRAMS += $(BUILD)/ext4cell-server

@@ -1,0 +1,83 @@
+/* server/ctx.h: the state of one mounted filesystem, shared by the request
+ * handlers, and the helpers every handler uses (inode access, errors, times).
+ * The server is single-threaded: one request at a time touches this state. */
+#ifndef EC_CTX_H
+#define EC_CTX_H
+
+#define FUSE_USE_VERSION 314
+#include <fuse_lowlevel.h>
+#include <ext2fs/ext2fs.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "nodes.h"
+#include "options.h"
+
+struct ec_ctx {
+	ext2_filsys fs;
+	struct ec_options opt;
+	const char *devname;	/* device or image, for messages */
+	bool ro;		/* effective read-only (mount or errors=remount-ro) */
+	enum ec_errors errors;	/* effective errors= behaviour */
+	struct ec_nodes nodes;	/* kernel lookup counts */
+	struct fuse_session *se;
+};
+
+/* Inode numbers: FUSE's root is 1, ext2's is 2 (ext2 inode 1 is never served). */
+static inline ext2_ino_t ec_ino(fuse_ino_t ino)
+{
+	return ino == FUSE_ROOT_ID ? EXT2_ROOT_INO : (ext2_ino_t)ino;
+}
+
+static inline fuse_ino_t ec_fuse_ino(ext2_ino_t ino)
+{
+	return ino == EXT2_ROOT_INO ? FUSE_ROOT_ID : ino;
+}
+
+static inline struct ec_ctx *ec_req_ctx(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+/* errors.c */
+/* Maps a libext2fs error to an errno; anything that means a damaged
+ * filesystem is logged (naming ino and what), marks the superblock with errors and
+ * applies errors=. */
+int ec_errno(struct ec_ctx *c, errcode_t err, ext2_ino_t ino, const char *what);
+/* Reports a corruption we detected ourselves; returns EIO. */
+int ec_corrupt(struct ec_ctx *c, ext2_ino_t ino, const char *why);
+
+/* inode.c */
+typedef struct ext2_inode_large ec_inode;
+/* True when ino may appear in a directory entry of this filesystem. */
+bool ec_ino_valid(struct ec_ctx *c, ext2_ino_t ino);
+/* Reads and validates an inode; returns 0 or an errno. */
+int ec_read_inode(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in);
+int ec_write_inode(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in);
+/* Writes a brand-new inode, zeroing the rest of its on-disk slot. */
+int ec_write_new_inode(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in);
+void ec_inode_stat(struct ec_ctx *c, ext2_ino_t ino, const ec_inode *in, struct stat *st);
+enum ec_time { EC_ATIME, EC_MTIME, EC_CTIME, EC_CRTIME };
+void ec_set_time(ec_inode *in, enum ec_time which, struct timespec ts);
+struct timespec ec_now(void);
+/* Sets mtime and ctime (dirs after an entry change) or ctime only. */
+int ec_touch(struct ec_ctx *c, ext2_ino_t ino, bool mtime);
+/* Reads an inode and fills a FUSE entry, taking a kernel lookup reference. */
+int ec_make_entry(struct ec_ctx *c, ext2_ino_t ino, struct fuse_entry_param *e);
+uint64_t ec_isize(const ec_inode *in);
+/* Frees an inode whose link count is 0 and that the kernel no longer knows. */
+int ec_maybe_free(struct ec_ctx *c, ext2_ino_t ino);
+double ec_attr_timeout(void);
+
+/* Owner of a newly created inode: caller, or the parent's group when setgid. */
+void ec_init_owner(struct ec_ctx *c, fuse_req_t req, const ec_inode *dir, ec_inode *in);
+
+#define EC_CHECK_RW(c, req)                          \
+	do {                                         \
+		if ((c)->ro) {                       \
+			fuse_reply_err((req), EROFS); \
+			return;                      \
+		}                                    \
+	} while (0)
+
+#endif

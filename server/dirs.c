@@ -1,0 +1,144 @@
+/* server/dirs.c: directory entry helpers on top of libext2fs (lookup, add,
+ * retarget, remove, emptiness, parent link counts). */
+#include "ops.h"
+
+#include <errno.h>
+#include <string.h>
+
+static int check_dir(struct ec_ctx *c, ext2_ino_t dir, const char *name)
+{
+	ec_inode in;
+	int rc;
+
+	if (strlen(name) > EXT2_NAME_LEN)
+		return ENAMETOOLONG;
+	rc = ec_read_inode(c, dir, &in);
+	if (!rc && !LINUX_S_ISDIR(in.i_mode))
+		rc = ENOTDIR;
+	return rc;
+}
+
+int ec_dir_lookup(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t *ino)
+{
+	errcode_t err;
+	int rc = check_dir(c, dir, name);
+
+	if (rc)
+		return rc;
+	err = ext2fs_lookup(c->fs, dir, name, (int)strlen(name), NULL, ino);
+	if (err == EXT2_ET_FILE_NOT_FOUND)
+		return ENOENT;
+	if (err)
+		return ec_errno(c, err, dir, "lookup");
+	if (!ec_ino_valid(c, *ino))
+		return ec_corrupt(c, dir, "directory entry with an invalid inode number");
+	return 0;
+}
+
+static int file_type(__u16 mode)
+{
+	switch (mode & LINUX_S_IFMT) {
+	case LINUX_S_IFREG: return EXT2_FT_REG_FILE;
+	case LINUX_S_IFDIR: return EXT2_FT_DIR;
+	case LINUX_S_IFLNK: return EXT2_FT_SYMLINK;
+	case LINUX_S_IFCHR: return EXT2_FT_CHRDEV;
+	case LINUX_S_IFBLK: return EXT2_FT_BLKDEV;
+	case LINUX_S_IFIFO: return EXT2_FT_FIFO;
+	case LINUX_S_IFSOCK: return EXT2_FT_SOCK;
+	default: return EXT2_FT_UNKNOWN;
+	}
+}
+
+int ec_dir_link(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t ino, __u16 mode)
+{
+	errcode_t err = ext2fs_link(c->fs, dir, name, ino, file_type(mode));
+
+	if (err == EXT2_ET_DIR_NO_SPACE) {
+		err = ext2fs_expand_dir(c->fs, dir);
+		if (!err)
+			err = ext2fs_link(c->fs, dir, name, ino, file_type(mode));
+	}
+	return err ? ec_errno(c, err, dir, "link") : 0;
+}
+
+struct retarget {
+	const char *name;
+	size_t len;
+	ext2_ino_t ino;
+	int ft;
+	bool done;
+};
+
+static int retarget_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d, int offset,
+		       int blocksize, char *buf, void *priv)
+{
+	struct retarget *r = priv;
+
+	(void)dir, (void)entry, (void)offset, (void)blocksize, (void)buf;
+	if ((size_t)ext2fs_dirent_name_len(d) != r->len || memcmp(d->name, r->name, r->len))
+		return 0;
+	d->inode = r->ino;
+	ext2fs_dirent_set_file_type(d, r->ft);
+	r->done = true;
+	return DIRENT_CHANGED | DIRENT_ABORT;
+}
+
+int ec_dir_retarget(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t ino, __u16 mode)
+{
+	struct retarget r = { name, strlen(name), ino, file_type(mode), false };
+	errcode_t err;
+
+	if (!ext2fs_has_feature_filetype(c->fs->super))
+		r.ft = EXT2_FT_UNKNOWN;
+	err = ext2fs_dir_iterate2(c->fs, dir, 0, NULL, retarget_cb, &r);
+	if (err)
+		return ec_errno(c, err, dir, "retarget");
+	return r.done ? 0 : ec_corrupt(c, dir, "directory entry vanished");
+}
+
+int ec_dir_unlink(struct ec_ctx *c, ext2_ino_t dir, const char *name)
+{
+	errcode_t err = ext2fs_unlink(c->fs, dir, name, 0, 0);
+
+	return err ? ec_errno(c, err, dir, "unlink") : 0;
+}
+
+static int empty_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d, int offset,
+		    int blocksize, char *buf, void *priv)
+{
+	(void)dir, (void)d, (void)offset, (void)blocksize, (void)buf;
+	if (entry == DIRENT_OTHER_FILE) {
+		*(bool *)priv = false;
+		return DIRENT_ABORT;
+	}
+	return 0;
+}
+
+int ec_dir_check_empty(struct ec_ctx *c, ext2_ino_t dir)
+{
+	bool empty = true;
+	errcode_t err = ext2fs_dir_iterate2(c->fs, dir, 0, NULL, empty_cb, &empty);
+
+	if (err)
+		return ec_errno(c, err, dir, "check_empty");
+	return empty ? 0 : ENOTEMPTY;
+}
+
+int ec_dir_nlink(struct ec_ctx *c, ext2_ino_t dir, int delta)
+{
+	ec_inode in;
+	int rc = ec_read_inode(c, dir, &in);
+
+	if (rc)
+		return rc;
+	if (delta > 0 && in.i_links_count >= EXT2_LINK_MAX - 1) {
+		if (!ext2fs_has_feature_dir_nlink(c->fs->super))
+			return EMLINK;
+		in.i_links_count = 1;
+	} else if (delta > 0 && in.i_links_count > 1) {
+		in.i_links_count++;
+	} else if (delta < 0 && in.i_links_count > 2) {
+		in.i_links_count--;
+	}
+	return ec_write_inode(c, dir, &in);
+}

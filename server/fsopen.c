@@ -1,0 +1,131 @@
+/* server/fsopen.c: opens the filesystem with libext2fs through the fd
+ * io_manager, applies the feature policy and the journal rules, marks the
+ * filesystem mounted; closes it cleanly at the end. */
+#include "fsopen.h"
+#include "fdio.h"
+#include "features.h"
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+
+static int refuse(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
+{
+	snprintf(err, errlen, fmt, a, b);
+	return -1;
+}
+
+/* Decides c->ro from options, device access mode, features and journal state. */
+static int policy(struct ec_ctx *c, int devfd, char *err, size_t errlen)
+{
+	struct ext2_super_block *sb = c->fs->super;
+	char why[256];
+	int fl = fcntl(devfd, F_GETFL);
+
+	switch (ec_features_check(sb, why, sizeof(why))) {
+	case EC_FEAT_REFUSE:
+		return refuse(err, errlen, "%s: %s", c->devname, why);
+	case EC_FEAT_RO:
+		if (!c->ro)
+			fprintf(stderr, "ext4cell-server: %s: %s; mounting read-only\n", c->devname, why);
+		c->ro = true;
+		break;
+	case EC_FEAT_RW:
+		break;
+	}
+	if (ext2fs_has_feature_journal_needs_recovery(sb)) {
+		if (c->opt.norecovery) {
+			fprintf(stderr, "ext4cell-server: %s: journal not replayed (norecovery); "
+				"mounting read-only, recent changes are missing\n", c->devname);
+			c->ro = true;
+		} else if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+			return refuse(err, errlen, "%s: %s", c->devname,
+				      "the journal needs recovery but the device is read-only "
+				      "(use -o norecovery to mount without it)");
+		} else if (ec_journal_replay(c->fs, why, sizeof(why))) {
+			return refuse(err, errlen, "%s: journal replay failed: %s", c->devname, why);
+		}
+	}
+	if (c->opt.norecovery)
+		c->ro = true;
+	return 0;
+}
+
+int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
+{
+	char name[32];
+	int fl = fcntl(devfd, F_GETFL), flags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP;
+	errcode_t e;
+
+	if (fl < 0)
+		return refuse(err, errlen, "%s: bad device fd: %s", c->devname, strerror(errno));
+	if ((fl & O_ACCMODE) == O_RDONLY)
+		c->ro = true;
+	if ((fl & O_ACCMODE) != O_RDONLY)
+		flags |= EXT2_FLAG_RW; /* rw at the I/O level; c->ro decides what we write */
+	ec_fdio_name(devfd, name, sizeof(name));
+	e = ext2fs_open2(name, NULL, flags, 0, 0, ec_fdio_manager, &c->fs);
+	if (e)
+		return refuse(err, errlen, "%s: not a valid ext2/3/4 filesystem: %s", c->devname,
+			      error_message(e));
+	if (policy(c, devfd, err, errlen))
+		goto fail;
+	e = ext2fs_check_desc(c->fs);
+	if (!e && !c->ro)
+		e = ext2fs_read_bitmaps(c->fs);
+	if (e) {
+		refuse(err, errlen, "%s: corrupt filesystem (run e2fsck): %s", c->devname,
+		       error_message(e));
+		goto fail;
+	}
+	c->errors = c->opt.errors ? c->opt.errors : (enum ec_errors)c->fs->super->s_errors;
+	if (c->errors < EC_ERRORS_CONTINUE || c->errors > EC_ERRORS_PANIC)
+		c->errors = EC_ERRORS_CONTINUE;
+	if (c->ro) {
+		c->fs->flags &= ~EXT2_FLAG_RW;
+		return 0;
+	}
+	c->fs->super->s_state &= ~EXT2_VALID_FS;
+	c->fs->super->s_mnt_count++;
+	c->fs->super->s_mtime = (__u32)time(NULL);
+	ext2fs_mark_super_dirty(c->fs);
+	e = ext2fs_flush2(c->fs, 0);
+	if (e) {
+		refuse(err, errlen, "%s: cannot write the superblock: %s", c->devname, error_message(e));
+		goto fail;
+	}
+	return 0;
+fail:
+	c->fs->flags &= ~EXT2_FLAG_RW;
+	ext2fs_close_free(&c->fs);
+	return -1;
+}
+
+static void free_orphan(uint32_t ino, void *arg)
+{
+	ec_maybe_free(arg, ino);
+}
+
+int ec_fs_close(struct ec_ctx *c)
+{
+	errcode_t e;
+
+	ec_nodes_drain(&c->nodes, free_orphan, c);
+	if (!c->ro) {
+		if (!(c->fs->super->s_state & EXT2_ERROR_FS))
+			c->fs->super->s_state |= EXT2_VALID_FS;
+		c->fs->super->s_wtime = (__u32)time(NULL);
+		ext2fs_mark_super_dirty(c->fs);
+	} else {
+		c->fs->flags &= ~EXT2_FLAG_RW;
+	}
+	e = ext2fs_close_free(&c->fs);
+	if (e) {
+		fprintf(stderr, "ext4cell-server: %s: closing the filesystem failed: %s\n",
+			c->devname, error_message(e));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,218 @@
+/* server/main.c: command line of ext4cell-server: mount an image or device
+ * by itself, or (--fd-mode) serve a /dev/fuse fd and a device fd it was given. */
+#include "fsopen.h"
+#include "session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef EXT4CELL_HAVE_SANDBOX
+#include "../seccomp/sandbox.h"
+#endif
+
+static const char usage[] =
+"usage: ext4cell-server [-f] [-o OPTIONS] DEVICE|IMAGE MOUNTPOINT\n"
+"       ext4cell-server --fd-mode --fuse-fd=N --dev-fd=M [--dev-name=NAME] [-o OPTIONS]\n"
+"\n"
+"Serves an ext2, ext3 or ext4 filesystem over FUSE without the kernel's ext4\n"
+"driver. The first form opens DEVICE, mounts it on MOUNTPOINT and serves it in\n"
+"the foreground until it is unmounted. The second serves an already-mounted\n"
+"/dev/fuse file descriptor N with the already-open device descriptor M.\n"
+"\n"
+"  -o OPTIONS       comma-separated mount options (below); may be repeated\n"
+"  -f, --foreground accepted for compatibility; the server always stays in the\n"
+"                   foreground\n"
+"  --fd-mode        serve inherited descriptors instead of mounting\n"
+"  --fuse-fd=N      the /dev/fuse descriptor (fd mode)\n"
+"  --dev-fd=M       the device descriptor, opened read-write or read-only (fd mode)\n"
+"  --dev-name=NAME  name of the device in messages (fd mode)\n"
+"  -h, --help       this text\n"
+"  -V, --version    version\n"
+"\n"
+"Mount options:\n"
+"  ro, rw           read-only, read-write (default rw)\n"
+"  errors=continue|remount-ro|panic\n"
+"                   what to do on finding corruption (default: the superblock's)\n"
+"  kernel           allow_other and default_permissions: the kernel checks\n"
+"                   permissions as for a kernel ext4 mount\n"
+"  allow_other      let other users access the mount\n"
+"  fakeroot         no permission checks at all\n"
+"  norecovery       do not replay the journal; forces ro\n"
+"  uid=N, gid=N     show every file as owned by user N / group N\n"
+"  debug            log every FUSE request\n"
+"  acl, user_xattr, nodev, nosuid, noexec, noatime, relatime, defaults\n"
+"                   accepted and ignored (always on, or the kernel's business)\n";
+
+struct cli {
+	struct ec_options opt;
+	bool fd_mode;
+	int fuse_fd, dev_fd;
+	const char *dev, *mnt, *dev_name;
+};
+
+static int parse_fd(const char *s, int *fd)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 0 || v > INT_MAX)
+		return -1;
+	*fd = (int)v;
+	return 0;
+}
+
+/* Returns 0 to go on, 1 to exit successfully, -1 on a usage error (printed). */
+static int parse_cli(int argc, char **argv, struct cli *cl)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "fd-mode", no_argument, NULL, 'M' },
+		{ "fuse-fd", required_argument, NULL, 'F' },
+		{ "dev-fd", required_argument, NULL, 'D' },
+		{ "dev-name", required_argument, NULL, 'N' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[256];
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "hVfo:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		case 'V':
+			puts("ext4cell-server 0.1");
+			return 1;
+		case 'f':
+			break;
+		case 'o':
+			if (ec_options_parse(&cl->opt, optarg, err, sizeof(err))) {
+				fprintf(stderr, "ext4cell-server: %s\n", err);
+				return -1;
+			}
+			break;
+		case 'M':
+			cl->fd_mode = true;
+			break;
+		case 'F':
+		case 'D':
+			if (parse_fd(optarg, ch == 'F' ? &cl->fuse_fd : &cl->dev_fd)) {
+				fprintf(stderr, "ext4cell-server: bad descriptor number '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'N':
+			cl->dev_name = optarg;
+			break;
+		default:
+			fputs(usage, stderr);
+			return -1;
+		}
+	}
+	if (cl->fd_mode) {
+		if (optind != argc || cl->fuse_fd < 0 || cl->dev_fd < 0) {
+			fprintf(stderr, "ext4cell-server: --fd-mode needs --fuse-fd and --dev-fd "
+				"and no other arguments\n");
+			return -1;
+		}
+		return 0;
+	}
+	if (argc - optind != 2) {
+		fputs(usage, stderr);
+		return -1;
+	}
+	cl->dev = argv[optind];
+	cl->mnt = argv[optind + 1];
+	return 0;
+}
+
+/* Called once the server holds every fd it needs and before it reads the image. */
+static int enter_sandbox(void)
+{
+#ifdef EXT4CELL_HAVE_SANDBOX
+	char err[256];
+
+	if (ext4cell_sandbox_enter(0, err, sizeof(err))) {
+		fprintf(stderr, "ext4cell-server: sandbox: %s\n", err);
+		return -1;
+	}
+#endif
+	return 0;
+}
+
+static int serve(struct ec_ctx *c, int devfd)
+{
+	char err[512];
+	int rc;
+
+	if (enter_sandbox())
+		return -1;
+	if (ec_fs_open(c, devfd, err, sizeof(err))) {
+		fprintf(stderr, "ext4cell-server: %s\n", err);
+		return -1;
+	}
+	if (fuse_set_signal_handlers(c->se)) {
+		fprintf(stderr, "ext4cell-server: cannot install signal handlers\n");
+		ec_fs_close(c);
+		return -1;
+	}
+	rc = ec_session_loop(c);
+	fuse_remove_signal_handlers(c->se);
+	return ec_fs_close(c) || rc ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cl = { .fuse_fd = -1, .dev_fd = -1 };
+	struct ec_ctx c;
+	char fdpath[64];
+	int rc, devfd;
+
+	memset(&c, 0, sizeof(c));
+	rc = parse_cli(argc, argv, &cl);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	c.opt = cl.opt;
+	c.ro = cl.opt.ro || cl.opt.norecovery;
+	if (cl.fd_mode) {
+		devfd = cl.dev_fd;
+		c.devname = cl.dev_name ? cl.dev_name : "device";
+	} else {
+		c.devname = cl.dev;
+		devfd = open(cl.dev, (c.ro ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+		if (devfd < 0) {
+			fprintf(stderr, "ext4cell-server: cannot open %s %s: %s\n", cl.dev,
+				c.ro ? "read-only" : "read-write", strerror(errno));
+			return 1;
+		}
+	}
+	c.opt.ro = c.ro;
+	if (ec_session_new(&c, c.devname)) {
+		fprintf(stderr, "ext4cell-server: cannot create the FUSE session\n");
+		return 1;
+	}
+	if (cl.fd_mode)
+		snprintf(fdpath, sizeof(fdpath), "/dev/fd/%d", cl.fuse_fd);
+	if (fuse_session_mount(c.se, cl.fd_mode ? fdpath : cl.mnt)) {
+		fprintf(stderr, "ext4cell-server: cannot %s\n",
+			cl.fd_mode ? "use the /dev/fuse descriptor" : "mount");
+		fuse_session_destroy(c.se);
+		return 1;
+	}
+	rc = serve(&c, devfd);
+	if (!cl.fd_mode)
+		fuse_session_unmount(c.se);
+	fuse_session_destroy(c.se);
+	close(devfd);
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,180 @@
+/* server/ops_attr.c: FUSE lookup, forget, getattr, setattr, readlink, statfs. */
+#include "ops.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+void ec_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct ec_ctx *c = ec_req_ctx(req);
+	struct fuse_entry_param e;
+	ext2_ino_t ino;
+	int rc = ec_dir_lookup(c, ec_ino(parent), name, &ino);
+
+	if (!rc)
+		rc = ec_make_entry(c, ino, &e);
+	if (rc == ENOENT) {
+		/* negative entry: cached by the kernel like a positive one */
+		memset(&e, 0, sizeof(e));
+		e.entry_timeout = ec_attr_timeout();
+		rc = 0;
+	}
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+static void forget_one(struct ec_ctx *c, fuse_ino_t ino, uint64_t n)
+{
+	if (!ec_nodes_unref(&c->nodes, ec_ino(ino), n))
+		ec_maybe_free(c, ec_ino(ino));
+}
+
+void ec_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	forget_one(ec_req_ctx(req), ino, nlookup);
+	fuse_reply_none(req);
+}
+
+void ec_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		forget_one(ec_req_ctx(req), forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+void ec_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct ec_ctx *c = ec_req_ctx(req);
+	struct stat st;
+	ec_inode in;
+	int rc = ec_read_inode(c, ec_ino(ino), &in);
+
+	(void)fi;
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	ec_inode_stat(c, ec_ino(ino), &in, &st);
+	fuse_reply_attr(req, &st, ec_attr_timeout());
+}
+
+static void set_owner(ec_inode *in, const struct stat *attr, int to_set)
+{
+	if (to_set & FUSE_SET_ATTR_UID) {
+		in->i_uid = (__u16)attr->st_uid;
+		ext2fs_set_i_uid_high(*in, attr->st_uid >> 16);
+	}
+	if (to_set & FUSE_SET_ATTR_GID) {
+		in->i_gid = (__u16)attr->st_gid;
+		ext2fs_set_i_gid_high(*in, attr->st_gid >> 16);
+	}
+}
+
+void ec_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr, int to_set,
+		   struct fuse_file_info *fi)
+{
+	struct ec_ctx *c = ec_req_ctx(req);
+	ext2_ino_t ino = ec_ino(fino);
+	struct timespec now = ec_now();
+	struct stat st;
+	ec_inode in;
+	int rc;
+
+	(void)fi;
+	EC_CHECK_RW(c, req);
+	rc = ec_read_inode(c, ino, &in);
+	if (!rc && (to_set & FUSE_SET_ATTR_SIZE)) {
+		if (LINUX_S_ISDIR(in.i_mode))
+			rc = EISDIR;
+		else if (!LINUX_S_ISREG(in.i_mode))
+			rc = EINVAL;
+		else if (attr->st_size < 0)
+			rc = EINVAL;
+		else
+			rc = ec_truncate(c, ino, (uint64_t)attr->st_size);
+		if (!rc)
+			rc = ec_read_inode(c, ino, &in);
+		if (!rc && !(to_set & FUSE_SET_ATTR_MTIME))
+			ec_set_time(&in, EC_MTIME, now);
+	}
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	if (to_set & FUSE_SET_ATTR_MODE)
+		in.i_mode = (__u16)((in.i_mode & LINUX_S_IFMT) | (attr->st_mode & 07777));
+	set_owner(&in, attr, to_set);
+	if (to_set & FUSE_SET_ATTR_ATIME)
+		ec_set_time(&in, EC_ATIME, (to_set & FUSE_SET_ATTR_ATIME_NOW) ? now : attr->st_atim);
+	if (to_set & FUSE_SET_ATTR_MTIME)
+		ec_set_time(&in, EC_MTIME, (to_set & FUSE_SET_ATTR_MTIME_NOW) ? now : attr->st_mtim);
+	ec_set_time(&in, EC_CTIME, (to_set & FUSE_SET_ATTR_CTIME) ? attr->st_ctim : now);
+	rc = ec_write_inode(c, ino, &in);
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	ec_inode_stat(c, ino, &in, &st);
+	fuse_reply_attr(req, &st, ec_attr_timeout());
+}
+
+void ec_op_readlink(fuse_req_t req, fuse_ino_t fino)
+{
+	struct ec_ctx *c = ec_req_ctx(req);
+	ext2_ino_t ino = ec_ino(fino);
+	char buf[EXT2_MAX_BLOCK_SIZE + 1];
+	ec_inode in;
+	uint64_t size;
+	int rc = ec_read_inode(c, ino, &in);
+
+	if (!rc && !LINUX_S_ISLNK(in.i_mode))
+		rc = EINVAL;
+	size = rc ? 0 : ec_isize(&in);
+	if (!rc && (size == 0 || size >= c->fs->blocksize))
+		rc = ec_corrupt(c, ino, "symlink size out of range");
+	if (!rc && ext2fs_is_fast_symlink((struct ext2_inode *)&in)) {
+		if (size >= sizeof(in.i_block))
+			rc = ec_corrupt(c, ino, "fast symlink too long");
+		else
+			memcpy(buf, in.i_block, size);
+	} else if (!rc) {
+		rc = ec_read_data(c, ino, buf, size, 0, &size);
+		if (!rc && size != ec_isize(&in))
+			rc = ec_corrupt(c, ino, "symlink shorter than its size");
+	}
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	buf[size] = 0;
+	if (strlen(buf) != size) {
+		fuse_reply_err(req, ec_corrupt(c, ino, "NUL byte in symlink target"));
+		return;
+	}
+	fuse_reply_readlink(req, buf);
+}
+
+void ec_op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct ec_ctx *c = ec_req_ctx(req);
+	struct ext2_super_block *sb = c->fs->super;
+	blk64_t free = ext2fs_free_blocks_count(sb), resv = ext2fs_r_blocks_count(sb);
+	struct statvfs st;
+
+	(void)ino;
+	memset(&st, 0, sizeof(st));
+	st.f_bsize = st.f_frsize = c->fs->blocksize;
+	st.f_blocks = ext2fs_blocks_count(sb);
+	st.f_bfree = free;
+	st.f_bavail = free > resv ? free - resv : 0;
+	st.f_files = sb->s_inodes_count;
+	st.f_ffree = st.f_favail = sb->s_free_inodes_count;
+	st.f_namemax = EXT2_NAME_LEN;
+	st.f_fsid = (unsigned long)(*(uint64_t *)sb->s_uuid ^ *(uint64_t *)(sb->s_uuid + 8));
+	fuse_reply_statfs(req, &st);
+}

@@ -1,0 +1,206 @@
+/* server/ops_xattr.c: FUSE extended attributes (user., trusted., security.,
+ * system.posix_acl_*). libext2fs converts POSIX ACLs between the on-disk
+ * and the xattr format. "system.data" (inline data) is never exposed. */
+#include "ops.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/limits.h>
+#include <sys/xattr.h>
+
+static bool name_allowed(const char *name)
+{
+	static const char *const prefix[] = {
+		"user.", "trusted.", "security.", NULL,
+	};
+	int i;
+
+	if (!strcmp(name, "system.posix_acl_access") || !strcmp(name, "system.posix_acl_default"))
+		return true;
+	for (i = 0; prefix[i]; i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])) && name[strlen(prefix[i])])
+			return true;
+	return false;
+}
+
+static int open_xattrs(struct ec_ctx *c, ext2_ino_t ino, struct ext2_xattr_handle **h)
+{
+	ec_inode in;
+	errcode_t err;
+	int rc = ec_read_inode(c, ino, &in);
+
+	if (rc)
+		return rc;
+	err = ext2fs_xattrs_open(c->fs, ino, h);
+	if (!err) {
+		err = ext2fs_xattrs_read(*h);
+		if (err)
+			ext2fs_xattrs_close(h);
+	}
+	return err ? ec_errno(c, err, ino, "xattrs_read") : 0;
+}
+
+static int close_xattrs(struct ec_ctx *c, ext2_ino_t ino, struct ext2_xattr_handle **h, int rc)
+{
+	errcode_t err = ext2fs_xattrs_close(h);
+
+	return rc ? rc : ec_errno(c, err, ino, "xattrs_close");
+}
+
+void ec_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name, const char *value,
+		    size_t size, int flags)
+{
+	struct ec_ctx *c = ec_req_ctx(req);
+	ext2_ino_t ino = ec_ino(fino);
+	struct ext2_xattr_handle *h;
+	void *old = NULL;
+	size_t oldlen;
+	errcode_t err;
+	int rc;
+
+	EC_CHECK_RW(c, req);
+	if (!name_allowed(name)) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	if (strlen(name) > XATTR_NAME_MAX) {
+		fuse_reply_err(req, ERANGE);
+		return;
+	}
+	rc = open_xattrs(c, ino, &h);
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	err = ext2fs_xattr_get(h, name, &old, &oldlen);
+	ext2fs_free_mem(&old);
+	if (err && err != EXT2_ET_EA_KEY_NOT_FOUND)
+		rc = ec_errno(c, err, ino, "xattr_get");
+	else if (!err && (flags & XATTR_CREATE))
+		rc = EEXIST;
+	else if (err && (flags & XATTR_REPLACE))
+		rc = ENODATA;
+	else if ((err = ext2fs_xattr_set(h, name, value, size)))
+		rc = ec_errno(c, err, ino, "xattr_set");
+	rc = close_xattrs(c, ino, &h, rc);
+	if (!rc)
+		rc = ec_touch(c, ino, false);
+	fuse_reply_err(req, rc);
+}
+
+void ec_op_getxattr(fuse_req_t req, fuse_ino_t fino, const char *name, size_t size)
+{
+	struct ec_ctx *c = ec_req_ctx(req);
+	ext2_ino_t ino = ec_ino(fino);
+	struct ext2_xattr_handle *h;
+	void *val = NULL;
+	size_t len = 0;
+	errcode_t err;
+	int rc;
+
+	if (!name_allowed(name)) {
+		fuse_reply_err(req, strncmp(name, "system.", 7) ? EOPNOTSUPP : ENODATA);
+		return;
+	}
+	rc = open_xattrs(c, ino, &h);
+	if (!rc) {
+		err = ext2fs_xattr_get(h, name, &val, &len);
+		rc = err == EXT2_ET_EA_KEY_NOT_FOUND ? ENODATA : ec_errno(c, err, ino, "xattr_get");
+		rc = close_xattrs(c, ino, &h, rc);
+	}
+	if (!rc && size && len > size)
+		rc = ERANGE;
+	if (rc)
+		fuse_reply_err(req, rc);
+	else if (!size)
+		fuse_reply_xattr(req, len);
+	else
+		fuse_reply_buf(req, val, len);
+	ext2fs_free_mem(&val);
+}
+
+struct names {
+	char *buf;
+	size_t len, cap;
+	int err;
+};
+
+static int list_cb(char *name, char *value, size_t value_len, void *priv)
+{
+	struct names *n = priv;
+	size_t l = strlen(name) + 1;
+
+	(void)value, (void)value_len;
+	if (!name_allowed(name))
+		return 0;
+	if (n->len + l > n->cap) {
+		size_t cap = (n->cap + l) * 2;
+		char *nb = realloc(n->buf, cap);
+		if (!nb) {
+			n->err = ENOMEM;
+			return XATTR_ABORT;
+		}
+		n->buf = nb;
+		n->cap = cap;
+	}
+	memcpy(n->buf + n->len, name, l);
+	n->len += l;
+	return 0;
+}
+
+void ec_op_listxattr(fuse_req_t req, fuse_ino_t fino, size_t size)
+{
+	struct ec_ctx *c = ec_req_ctx(req);
+	ext2_ino_t ino = ec_ino(fino);
+	struct ext2_xattr_handle *h;
+	struct names n = { NULL, 0, 0, 0 };
+	int rc = open_xattrs(c, ino, &h);
+
+	if (!rc) {
+		errcode_t err = ext2fs_xattrs_iterate(h, list_cb, &n);
+		rc = n.err ? n.err : ec_errno(c, err, ino, "xattrs_iterate");
+		rc = close_xattrs(c, ino, &h, rc);
+	}
+	if (!rc && size && n.len > size)
+		rc = ERANGE;
+	if (rc)
+		fuse_reply_err(req, rc);
+	else if (!size)
+		fuse_reply_xattr(req, n.len);
+	else
+		fuse_reply_buf(req, n.buf, n.len);
+	free(n.buf);
+}
+
+void ec_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
+{
+	struct ec_ctx *c = ec_req_ctx(req);
+	ext2_ino_t ino = ec_ino(fino);
+	struct ext2_xattr_handle *h;
+	void *old = NULL;
+	size_t oldlen;
+	errcode_t err;
+	int rc;
+
+	EC_CHECK_RW(c, req);
+	if (!name_allowed(name)) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	rc = open_xattrs(c, ino, &h);
+	if (rc) {
+		fuse_reply_err(req, rc);
+		return;
+	}
+	err = ext2fs_xattr_get(h, name, &old, &oldlen);
+	ext2fs_free_mem(&old);
+	if (err == EXT2_ET_EA_KEY_NOT_FOUND)
+		rc = ENODATA;
+	else if (err || (err = ext2fs_xattr_remove(h, name)))
+		rc = ec_errno(c, err, ino, "xattr_remove");
+	rc = close_xattrs(c, ino, &h, rc);
+	if (!rc)
+		rc = ec_touch(c, ino, false);
+	fuse_reply_err(req, rc);
+}

@@ -1,0 +1,33 @@
+/* server/options.h: the -o mount option set of ext4cell-server and its parser. */
+#ifndef EC_OPTIONS_H
+#define EC_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Values match EXT2_ERRORS_* in the superblock; DEFAULT means "use s_errors". */
+enum ec_errors {
+	EC_ERRORS_DEFAULT = 0,
+	EC_ERRORS_CONTINUE = 1,
+	EC_ERRORS_RO = 2,
+	EC_ERRORS_PANIC = 3,
+};
+
+struct ec_options {
+	bool ro;		/* ro (default rw) */
+	bool kernel;		/* allow_other + default_permissions */
+	bool allow_other;
+	bool fakeroot;		/* no permission checks at all */
+	bool norecovery;	/* do not replay the journal (forces ro) */
+	bool debug;		/* log every request */
+	enum ec_errors errors;
+	bool has_uid, has_gid;	/* uid=/gid=: owner shown for every inode */
+	uint32_t uid, gid;
+};
+
+/* Parses a comma-separated -o list into *o (may be called repeatedly; later
+ * options override earlier ones). Returns 0, or -1 with a message in err. */
+int ec_options_parse(struct ec_options *o, const char *list, char *err, size_t errlen);
+
+#endif
