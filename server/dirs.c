@@ -106,8 +106,11 @@ int ec_dir_unlink(struct ec_ctx *c, ext2_ino_t dir, const char *name)
 static int empty_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d, int offset,
 		    int blocksize, char *buf, void *priv)
 {
-	(void)dir, (void)d, (void)offset, (void)blocksize, (void)buf;
-	if (entry == DIRENT_OTHER_FILE) {
+	int len = ext2fs_dirent_name_len(d);
+
+	/* by name: inline directories do not flag "." and ".." as such */
+	(void)dir, (void)entry, (void)offset, (void)blocksize, (void)buf;
+	if (!(len == 1 && d->name[0] == '.') && !(len == 2 && !memcmp(d->name, "..", 2))) {
 		*(bool *)priv = false;
 		return DIRENT_ABORT;
 	}

@@ -1,0 +1,9 @@
+# tests/host/build.mk: host test programs (POSIX suite, differential test) and
+# the server's unit tests, built into $(BUILD)/tests/.
+CPPFLAGS_tests += $(shell $(PKG_CONFIG) --cflags ext2fs)
+HOST_TESTS := posix difftest
+PROGRAMS += $(patsubst %,$(BUILD)/tests/host/%,$(HOST_TESTS)) $(BUILD)/tests/unit/server_unit
+$(BUILD)/tests/host/%: $(BUILD)/tests/host/%.o
+	$(CC) $(LDFLAGS) -o $@ $^
+$(BUILD)/tests/unit/server_unit: $(BUILD)/tests/unit/server_unit.o $(BUILD)/server/options.o $(BUILD)/server/features.o
+	$(CC) $(LDFLAGS) -o $@ $^
