@@ -1,0 +1,143 @@
+#!/bin/bash
+# tests/iomap/guest.sh: runs inside the QEMU guest (tests/qemu/iomap.suite) with
+# /dev/vda for the iomap test server and /dev/vdb for the fuse2fs check. Prints
+# one line per case: 'case NAME ok[: detail]' or 'case NAME FAIL: why'.
+# Usage: guest.sh BINDIR (where iomap-test-server and iomap-check are)
+set -u
+bin=$1 dev=/dev/vda mnt=/tmp/iomap.mnt
+export ASAN_OPTIONS=detect_leaks=0
+srv=$bin/iomap-test-server chk=$bin/iomap-check
+mkdir -p $mnt
+mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null
+$chk fill $dev || { echo "case setup FAIL: cannot fill $dev"; exit 1; }
+
+seen=$(dmesg | wc -l)
+# new kernel log lines since the last call, into /tmp/klog
+newlog() {
+	dmesg | tail -n +$((seen + 1)) >/tmp/klog
+	seen=$((seen + $(wc -l </tmp/klog)))
+}
+# kernel log problems (tests/qemu/scan-log) since the last newlog, or nothing
+badlog() {
+	tests/qemu/scan-log /tmp/klog 2>&1 | head -5 | tr '\n' ' '
+	grep -a 'beyond end of device' /tmp/klog | head -2 | tr '\n' ' '
+}
+unmount() {
+	umount $mnt 2>/dev/null || umount -l $mnt 2>/dev/null
+	for i in $(seq 50); do pgrep -f "iomap-test-server.*$mnt" >/dev/null || break; sleep 0.1; done
+	pkill -KILL -f "iomap-test-server.*$mnt" 2>/dev/null
+}
+abort_all() {
+	for a in /sys/fs/fuse/connections/*/abort; do [ -e "$a" ] && echo 1 >"$a"; done
+}
+
+# The good server: every check of iomap-check verify is a case.
+newlog
+st=$($srv $dev $mnt 2>&1)
+if [ "$st" != "iomap=1 dev=1" ]; then
+	echo "case mount FAIL: server said '$st'"
+else
+	echo "case mount ok: $st"
+	echo 3 >/proc/sys/vm/drop_caches
+	$chk verify $mnt
+fi
+unmount
+newlog
+b=$(badlog)
+grep -aq 'fuse: iomap' /tmp/klog && b+=" unexpected: $(grep -a 'fuse: iomap' /tmp/klog | head -2)"
+[ -z "$b" ] && echo "case good-log ok" || echo "case good-log FAIL: $b"
+
+# Hostile servers: the read must fail, the kernel must say why, log clean.
+hostile() { # MODE EXPECTED-KERNEL-MESSAGE
+	local m=$1 want=$2 st res rc b
+	st=$($srv --mode "$m" $dev $mnt 2>&1)
+	if [ "$st" != "iomap=1 dev=1" ]; then
+		echo "case hostile-$m FAIL: server said '$st'"
+		unmount
+		return
+	fi
+	case "$m" in
+	hang)
+		$chk expect-error $mnt >/tmp/res 2>&1 &
+		local pid=$!
+		sleep 3
+		if ! kill -0 $pid 2>/dev/null; then
+			echo "case hostile-$m FAIL: reader did not wait for the server: $(cat /tmp/res)"
+			unmount
+			return
+		fi
+		abort_all
+		wait $pid
+		rc=$?
+		res=$(cat /tmp/res)
+		;;
+	*)
+		res=$(timeout 60 $chk expect-error $mnt 2>&1)
+		rc=$?
+		;;
+	esac
+	unmount
+	newlog
+	res=$(echo "$res" | tr '\n' ';')
+	b=$(badlog)
+	if [ $rc != 0 ]; then
+		echo "case hostile-$m FAIL: $res"
+	elif [ -n "$b" ]; then
+		echo "case hostile-$m FAIL: kernel log: $b"
+	elif [ -n "$want" ] && ! grep -aq -- "$want" /tmp/klog; then
+		echo "case hostile-$m FAIL: no kernel message '$want' ($res)"
+	else
+		echo "case hostile-$m ok: $res kernel: ${want:-none}"
+	fi
+}
+hostile beyond-end "beyond the end of the device"
+hostile addr-overflow "addr + length overflows"
+hostile misaligned-offset "not aligned to the block size"
+hostile misaligned-length "not aligned to the block size"
+hostile zero-length "zero length"
+hostile bad-type "unknown type"
+hostile bad-flags "unknown flags"
+hostile not-covering "does not cover the file position"
+hostile unregistered-dev "unknown device"
+hostile closed-dev "unknown device"
+hostile dev-on-hole "address on a mapping without blocks"
+hostile write-ro "write mapping on a read-only device"
+hostile inline "inline mappings are not supported"
+hostile delalloc "delalloc mapping"
+hostile hang ""
+hostile die ""
+
+# Privilege: an unprivileged server gets iomap only through the helper's ioctl.
+priv() { # NAME WANT-STATUS WANT-FIEMAP SERVER-OPTIONS...
+	local n=$1 want=$2 wantfm=$3 st r fm
+	shift 3
+	st=$($srv "$@" $dev $mnt 2>&1)
+	r=$($chk read $mnt 2>&1 | tr '\n' ';')
+	fm=$($chk fiemap $mnt 2>&1)
+	unmount
+	newlog
+	if [ "$st" != "$want" ]; then
+		echo "case $n FAIL: server said '$st', want '$want'"
+	elif [ "$r" != "case read-buffered ok;case read-mmap ok;" ]; then
+		echo "case $n FAIL: $r"
+	elif [[ "$fm" != "$wantfm"* ]]; then
+		echo "case $n FAIL: $fm, want $wantfm"
+	elif [ -n "$(badlog)" ]; then
+		echo "case $n FAIL: kernel log: $(badlog)"
+	else
+		echo "case $n ok: $st, $fm"
+	fi
+}
+priv priv-marked "iomap=1 dev=1" "fiemap ok" --add-iomap --drop-rawio --user
+priv priv-unmarked "iomap=0 dev=0" "fiemap error EOPNOTSUPP" --drop-rawio --user
+priv priv-rawio-mount "iomap=1 dev=1" "fiemap ok" --user
+priv priv-declined "iomap=0 dev=0" "fiemap error EOPNOTSUPP" --no-iomap
+r=$($chk eperm 2>&1)
+[ $? = 0 ] && echo "case ioctl-eperm ok: $r" || echo "case ioctl-eperm FAIL: $r"
+
+# A stock FUSE server still works on the patched kernel.
+r=$(tests/qemu/guest/fs-roundtrip.sh fuse2fs /dev/vdb 2>&1 | tail -1)
+newlog
+[ "$r" = "roundtrip fuse2fs ok" ] && [ -z "$(badlog)" ] &&
+	echo "case stock-fuse2fs ok" || echo "case stock-fuse2fs FAIL: $r $(badlog)"
+exit 0

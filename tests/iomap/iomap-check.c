@@ -1,0 +1,350 @@
+/* iomap-check: guest-side checks for the FUSE iomap tests, against model.h.
+ *   iomap-check fill DEVICE      write the device pattern
+ *   iomap-check verify MNT       byte-exact reads (buffered, O_DIRECT, mmap),
+ *                                FIEMAP, SEEK_DATA/SEEK_HOLE, EOF; one
+ *                                "case NAME ok|FAIL: why" line per check
+ *   iomap-check expect-error MNT a buffered and an O_DIRECT read of f at 8 KiB
+ *                                must both fail; prints the errors seen
+ *   iomap-check read MNT         only the buffered and mmap read checks
+ *   iomap-check fiemap MNT       prints "fiemap ok" or "fiemap error NAME"
+ *   iomap-check eperm            FUSE_DEV_IOC_ADD_IOMAP without CAP_SYS_RAWIO
+ *                                must fail with EPERM
+ * Exit status 0 when every check passed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "iomap-proto.h"
+#include "model.h"
+
+static int failures;
+static char why[512];
+
+static bool fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static void report(const char *name, bool ok)
+{
+	if (ok) {
+		printf("case %s ok\n", name);
+	} else {
+		printf("case %s FAIL: %s\n", name, why);
+		failures++;
+	}
+	fflush(stdout);
+}
+
+static int open_file(const char *mnt, const char *name, int flags)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", mnt, name);
+	return open(path, flags);
+}
+
+/* pread f at off for len and compare with the model; false + why on mismatch */
+static bool check_read(int fd, const struct m_file *f, uint64_t off, size_t len, uint8_t *buf)
+{
+	static uint8_t want[4 << 20];
+	size_t expect = off >= f->size ? 0 : (f->size - off < len ? f->size - off : len);
+	ssize_t n = pread(fd, buf, len, off);
+
+	if (n < 0)
+		return fail("%s: pread(%zu @ %llu): %s", f->name, len,
+			    (unsigned long long)off, strerror(errno));
+	if ((size_t)n != expect)
+		return fail("%s: pread(%zu @ %llu) returned %zd, want %zu", f->name, len,
+			    (unsigned long long)off, n, expect);
+	m_expect(f, off, expect, want);
+	for (size_t i = 0; i < expect; i++)
+		if (buf[i] != want[i])
+			return fail("%s: byte %llu is 0x%02x, want 0x%02x", f->name,
+				    (unsigned long long)(off + i), buf[i], want[i]);
+	return true;
+}
+
+static bool check_buffered(const char *mnt)
+{
+	static uint8_t buf[4 << 20];
+	uint64_t seed = 0x1234567;
+
+	for (size_t i = 0; i < M_NFILES; i++) {
+		const struct m_file *f = &m_files[i];
+		int fd = open_file(mnt, f->name, O_RDONLY);
+		bool ok = fd >= 0;
+
+		if (!ok)
+			return fail("open %s: %s", f->name, strerror(errno));
+		ok = check_read(fd, f, 0, f->size + 4096, buf);
+		for (int r = 0; ok && r < 300; r++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			uint64_t off = (seed >> 20) % (f->size + 5000);
+			size_t len = 1 + (seed >> 44) % 20000;
+
+			ok = check_read(fd, f, off, len, buf);
+		}
+		close(fd);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static bool check_direct(const char *mnt)
+{
+	static const struct { const char *name; uint64_t off, len; } reads[] = {
+		{ "f", 0, 40960 }, { "f", 4096, 8192 }, { "f", 16384, 12288 },
+		{ "f", 36864, 8192 }, { "f", 40960, 4096 }, { "big", 0, 2 << 20 },
+		{ "big", 512 << 10, 1 << 20 }, { "big", 4096, 262144 },
+	};
+	uint8_t *buf;
+	bool ok = true;
+
+	if (posix_memalign((void **)&buf, 4096, 2 << 20))
+		return fail("no memory");
+	for (size_t i = 0; ok && i < sizeof(reads) / sizeof(reads[0]); i++) {
+		int fd = open_file(mnt, reads[i].name, O_RDONLY | O_DIRECT);
+
+		if (fd < 0) {
+			ok = fail("open %s O_DIRECT: %s", reads[i].name, strerror(errno));
+			break;
+		}
+		ok = check_read(fd, m_lookup(reads[i].name), reads[i].off, reads[i].len, buf);
+		close(fd);
+	}
+	free(buf);
+	return ok;
+}
+
+static bool check_mmap(const char *mnt)
+{
+	const struct m_file *f = m_lookup("f");
+	static uint8_t want[64 << 10];
+	int fd = open_file(mnt, "f", O_RDONLY);
+	uint8_t *p;
+	bool ok = true;
+
+	if (fd < 0)
+		return fail("open f: %s", strerror(errno));
+	p = mmap(NULL, f->size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return fail("mmap f: %s", strerror(errno));
+	m_expect(f, 0, f->size, want);
+	for (size_t i = 0; ok && i < f->size; i++)
+		if (p[i] != want[i])
+			ok = fail("mmap byte %zu is 0x%02x, want 0x%02x", i, p[i], want[i]);
+	munmap(p, f->size);
+	return ok;
+}
+
+static bool check_fiemap(const char *mnt)
+{
+	static const struct { uint64_t log, phys, len; uint32_t flags; } want[] = {
+		{ 0, 1 * M_MIB, 8 * M_KIB, 0 },
+		{ 12 * M_KIB, 3 * M_MIB + 4 * M_KIB, 8 * M_KIB, 0 },
+		{ 20 * M_KIB, 5 * M_MIB, 4 * M_KIB, FIEMAP_EXTENT_UNWRITTEN },
+		{ 24 * M_KIB, 6 * M_MIB, 16 * M_KIB, FIEMAP_EXTENT_LAST },
+	};
+	struct { struct fiemap fm; struct fiemap_extent fe[16]; } r;
+	int fd = open_file(mnt, "f", O_RDONLY);
+	bool ok = true;
+
+	if (fd < 0)
+		return fail("open f: %s", strerror(errno));
+	memset(&r, 0, sizeof(r));
+	r.fm.fm_length = FIEMAP_MAX_OFFSET;
+	r.fm.fm_extent_count = 16;
+	if (ioctl(fd, FS_IOC_FIEMAP, &r.fm)) {
+		ok = fail("FS_IOC_FIEMAP: %s", strerror(errno));
+	} else if (r.fm.fm_mapped_extents != 4) {
+		ok = fail("%u extents, want 4", r.fm.fm_mapped_extents);
+	}
+	for (unsigned int i = 0; ok && i < 4; i++) {
+		const struct fiemap_extent *e = &r.fe[i];
+		uint32_t fl = e->fe_flags & (FIEMAP_EXTENT_UNWRITTEN | FIEMAP_EXTENT_LAST);
+
+		if (e->fe_logical != want[i].log || e->fe_physical != want[i].phys ||
+		    e->fe_length != want[i].len || fl != want[i].flags)
+			ok = fail("extent %u: logical %llu physical %llu length %llu flags 0x%x",
+				  i, (unsigned long long)e->fe_logical,
+				  (unsigned long long)e->fe_physical,
+				  (unsigned long long)e->fe_length, e->fe_flags);
+	}
+	close(fd);
+	return ok;
+}
+
+/* Run on a cold page cache: cached pages over unwritten extents are data. */
+static bool check_seek(const char *mnt)
+{
+	static const struct { int whence; off_t from, want; } seeks[] = {
+		{ SEEK_DATA, 0, 0 }, { SEEK_HOLE, 0, 8192 }, { SEEK_DATA, 8192 + 5, 12288 },
+		{ SEEK_HOLE, 12288, 20480 }, { SEEK_DATA, 20480, 24576 },
+		{ SEEK_HOLE, 24576, 38000 }, { SEEK_DATA, 38000, -ENXIO },
+		{ SEEK_HOLE, 40000, -ENXIO },
+	};
+	int fd = open_file(mnt, "f", O_RDONLY);
+	bool ok = true;
+
+	if (fd < 0)
+		return fail("open f: %s", strerror(errno));
+	for (size_t i = 0; ok && i < sizeof(seeks) / sizeof(seeks[0]); i++) {
+		off_t r = lseek(fd, seeks[i].from, seeks[i].whence);
+
+		if (r < 0)
+			r = -errno;
+		if (r != seeks[i].want)
+			ok = fail("lseek(%lld, %s) = %lld, want %lld", (long long)seeks[i].from,
+				  seeks[i].whence == SEEK_DATA ? "SEEK_DATA" : "SEEK_HOLE",
+				  (long long)r, (long long)seeks[i].want);
+	}
+	close(fd);
+	return ok;
+}
+
+static bool check_eof(const char *mnt)
+{
+	static uint8_t buf[8192];
+	const struct m_file *f = m_lookup("f");
+	int fd = open_file(mnt, "f", O_RDONLY);
+	bool ok;
+
+	if (fd < 0)
+		return fail("open f: %s", strerror(errno));
+	ok = check_read(fd, f, f->size, 100, buf) && check_read(fd, f, f->size - 10, 100, buf) &&
+	     check_read(fd, f, 1ULL << 40, 100, buf);
+	close(fd);
+	return ok;
+}
+
+static int do_fill(const char *dev)
+{
+	static uint8_t buf[1 << 20];
+	int fd = open(dev, O_WRONLY);
+
+	if (fd < 0)
+		return perror(dev), 1;
+	for (uint64_t off = 0; off < M_DEV_SIZE; off += sizeof(buf)) {
+		for (size_t i = 0; i < sizeof(buf); i++)
+			buf[i] = m_dev_byte(off + i);
+		if (pwrite(fd, buf, sizeof(buf), off) != (ssize_t)sizeof(buf))
+			return perror("fill: pwrite"), 1;
+	}
+	return fsync(fd) || close(fd);
+}
+
+static const char *err_name(int e)
+{
+	static char b[64];
+
+	snprintf(b, sizeof(b), "%s (%s)", strerrorname_np(e) ?: "?", strerror(e));
+	return b;
+}
+
+static int do_expect_error(const char *mnt)
+{
+	static const int flags[] = { O_RDONLY, O_RDONLY | O_DIRECT };
+	uint8_t *buf;
+	int bad = 0;
+
+	if (posix_memalign((void **)&buf, 4096, 4096))
+		return 1;
+	for (int i = 0; i < 2; i++) {
+		int fd = open_file(mnt, "f", flags[i]);
+		ssize_t n = fd < 0 ? -1 : pread(fd, buf, 4096, 8192);
+		const char *what = i ? "direct" : "buffered";
+
+		if (fd < 0)
+			printf("%s: open failed: %s\n", what, err_name(errno));
+		else if (n < 0)
+			printf("%s: read error %s\n", what, err_name(errno));
+		else
+			printf("%s: read returned %zd bytes, want an error\n", what, n), bad = 1;
+		if (fd >= 0)
+			close(fd);
+	}
+	free(buf);
+	return bad;
+}
+
+static int do_fiemap(const char *mnt)
+{
+	struct { struct fiemap fm; struct fiemap_extent fe[16]; } r;
+	int fd = open_file(mnt, "f", O_RDONLY);
+
+	memset(&r, 0, sizeof(r));
+	r.fm.fm_length = FIEMAP_MAX_OFFSET;
+	r.fm.fm_extent_count = 16;
+	if (fd < 0 || ioctl(fd, FS_IOC_FIEMAP, &r.fm))
+		printf("fiemap error %s\n", err_name(errno));
+	else
+		printf("fiemap ok %u extents\n", r.fm.fm_mapped_extents);
+	return 0;
+}
+
+static int do_eperm(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	int fd = open("/dev/fuse", O_RDWR);
+
+	if (fd < 0 || syscall(SYS_capget, &h, d))
+		return perror("eperm: setup"), 1;
+	d[CAP_SYS_RAWIO / 32].effective &= ~(1U << (CAP_SYS_RAWIO % 32));
+	if (syscall(SYS_capset, &h, d))
+		return perror("eperm: capset"), 1;
+	if (ioctl(fd, FUSE_DEV_IOC_ADD_IOMAP) == 0) {
+		printf("FUSE_DEV_IOC_ADD_IOMAP succeeded without CAP_SYS_RAWIO\n");
+		return 1;
+	}
+	printf("FUSE_DEV_IOC_ADD_IOMAP without CAP_SYS_RAWIO: %s\n", err_name(errno));
+	return errno != EPERM;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "fill"))
+		return do_fill(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "expect-error"))
+		return do_expect_error(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "fiemap"))
+		return do_fiemap(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "eperm"))
+		return do_eperm();
+	if (argc == 3 && !strcmp(argv[1], "read")) {
+		report("read-buffered", check_buffered(argv[2]));
+		report("read-mmap", check_mmap(argv[2]));
+		return failures != 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "verify")) {
+		report("seek", check_seek(argv[2]));
+		report("read-buffered", check_buffered(argv[2]));
+		report("read-direct", check_direct(argv[2]));
+		report("read-mmap", check_mmap(argv[2]));
+		report("fiemap", check_fiemap(argv[2]));
+		report("eof", check_eof(argv[2]));
+		return failures != 0;
+	}
+	fprintf(stderr, "usage: see the top of tests/iomap/iomap-check.c\n");
+	return 2;
+}

@@ -1,0 +1,57 @@
+/* iomap-proto.h: the FUSE iomap UAPI (DESIGN.md section 2) for the tests; the
+ * host's linux/fuse.h predates it. Only what the test programs use. */
+#ifndef IOMAP_PROTO_H
+#define IOMAP_PROTO_H
+
+#include <linux/fuse.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+#define FUSE_IOMAP_MINOR	42
+#define FUSE_IOMAP_INIT		(1ULL << 43)
+#define FUSE_ATTR_EXCLUSIVE	(1 << 2)
+#define FUSE_ATTR_IOMAP		(1 << 3)
+
+#define FUSE_IOMAP_IOEND_OP	4093
+#define FUSE_IOMAP_BEGIN_OP	4094
+#define FUSE_IOMAP_END_OP	4095
+
+#define FUSE_IOMAP_TYPE_HOLE		0
+#define FUSE_IOMAP_TYPE_DELALLOC	1
+#define FUSE_IOMAP_TYPE_MAPPED		2
+#define FUSE_IOMAP_TYPE_UNWRITTEN	3
+#define FUSE_IOMAP_TYPE_INLINE		4
+#define FUSE_IOMAP_NULL_ADDR		(~0ULL)
+
+struct fuse_iomap_io {
+	uint64_t offset, length, addr;
+	uint16_t type, flags;
+	uint32_t dev;
+};
+
+struct fuse_iomap_begin_in {
+	uint32_t opflags, reserved;
+	uint64_t attr_ino, pos, count;
+};
+
+struct fuse_iomap_begin_out {
+	struct fuse_iomap_io read, write;
+};
+
+#ifndef FUSE_DEV_IOC_BACKING_OPEN
+struct fuse_backing_map {
+	int32_t fd;
+	uint32_t flags;
+	uint64_t padding;
+};
+#define FUSE_DEV_IOC_BACKING_OPEN	_IOW(229, 1, struct fuse_backing_map)
+#define FUSE_DEV_IOC_BACKING_CLOSE	_IOW(229, 2, uint32_t)
+#endif
+#define FUSE_BACKING_TYPE_IOMAP		1
+#define FUSE_DEV_IOC_ADD_IOMAP		_IO(229, 101)
+
+_Static_assert(sizeof(struct fuse_iomap_io) == 32, "fuse_iomap_io");
+_Static_assert(sizeof(struct fuse_iomap_begin_in) == 32, "begin_in");
+_Static_assert(sizeof(struct fuse_iomap_begin_out) == 64, "begin_out");
+
+#endif

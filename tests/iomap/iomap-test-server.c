@@ -1,0 +1,436 @@
+/* iomap-test-server: a raw /dev/fuse server for the kernel's FUSE iomap tests.
+ * It serves the files of model.h, whose extents map into DEVICE (filled by
+ * `iomap-check fill`), either through iomap (FUSE_IOMAP_BEGIN answers) or, when
+ * the kernel does not offer iomap, through classic FUSE_READ on the device.
+ * --mode selects a hostile behaviour for FUSE_IOMAP_BEGIN (see usage()).
+ * The parent mounts, then exits once the child has answered FUSE_INIT and
+ * registered the device, printing "iomap=0|1 dev=ID". */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "iomap-proto.h"
+#include "model.h"
+
+static const char *const modes[] = {
+	"good", "beyond-end", "addr-overflow", "misaligned-offset", "misaligned-length",
+	"zero-length", "bad-type", "bad-flags", "not-covering", "unregistered-dev",
+	"closed-dev", "dev-on-hole", "write-ro", "inline", "delalloc", "hang", "die",
+};
+#define NMODES (sizeof(modes) / sizeof(modes[0]))
+
+static struct {
+	int mode;
+	bool add_iomap, drop_rawio, user, no_iomap, verbose;
+	int fuse_fd, dev_fd;
+	uint64_t dev_size;
+	uint32_t dev_id, closed_id;
+	bool iomap;
+} s;
+
+static int mode_is(const char *name)
+{
+	return !strcmp(modes[s.mode], name);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: iomap-test-server [--mode MODE] [--add-iomap] [--drop-rawio]\n"
+			"  [--user] [--no-iomap] [-v] DEVICE MOUNTPOINT\nmodes:");
+	for (size_t i = 0; i < NMODES; i++)
+		fprintf(stderr, " %s", modes[i]);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+/* Remove CAP_SYS_RAWIO from every set of this process. */
+static int drop_rawio(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	int w = CAP_SYS_RAWIO / 32;
+	uint32_t bit = 1U << (CAP_SYS_RAWIO % 32);
+
+	if (prctl(PR_CAPBSET_DROP, CAP_SYS_RAWIO, 0, 0, 0) ||
+	    syscall(SYS_capget, &h, d))
+		return -1;
+	d[w].effective &= ~bit;
+	d[w].permitted &= ~bit;
+	d[w].inheritable &= ~bit;
+	return syscall(SYS_capset, &h, d);
+}
+
+static int reply(uint64_t unique, int error, const void *data, size_t len)
+{
+	struct fuse_out_header oh = { sizeof(oh) + (error ? 0 : len), -error, unique };
+	struct iovec iov[2] = { { &oh, sizeof(oh) }, { (void *)data, error ? 0 : len } };
+
+	if (writev(s.fuse_fd, iov, 2) < 0 && errno != ENOENT) {
+		if (s.verbose)
+			perror("server: reply");
+		return -1;
+	}
+	return 0;
+}
+
+static void fill_attr(struct fuse_attr *a, uint64_t ino)
+{
+	const struct m_file *f = m_by_ino(ino);
+
+	memset(a, 0, sizeof(*a));
+	a->ino = ino;
+	a->nlink = 1;
+	a->blksize = M_BLOCK;
+	if (!f) {
+		a->mode = S_IFDIR | 0755;
+		a->nlink = 2;
+		return;
+	}
+	a->mode = S_IFREG | 0444;
+	a->size = f->size;
+	a->blocks = (f->size + 511) / 512;
+	if (s.iomap)
+		a->flags = FUSE_ATTR_IOMAP | FUSE_ATTR_EXCLUSIVE;
+}
+
+static void do_init(uint64_t unique, const struct fuse_init_in *in, int sender)
+{
+	struct fuse_init_out out = { 0 };
+	uint64_t flags = in->flags;
+
+	if (in->flags & FUSE_INIT_EXT)
+		flags |= (uint64_t)in->flags2 << 32;
+	out.major = FUSE_KERNEL_VERSION;
+	out.minor = in->minor < FUSE_IOMAP_MINOR ? in->minor : FUSE_IOMAP_MINOR;
+	out.max_readahead = in->max_readahead;
+	out.max_write = 128 * 1024;
+	out.max_pages = 32;
+	out.max_background = 16;
+	out.time_gran = 1;
+	flags &= FUSE_INIT_EXT | FUSE_MAX_PAGES | FUSE_ASYNC_READ | FUSE_IOMAP_INIT;
+	if (s.no_iomap)
+		flags &= ~FUSE_IOMAP_INIT;
+	out.flags = (uint32_t)flags;
+	out.flags2 = (uint32_t)(flags >> 32);
+	reply(unique, 0, &out, sizeof(out));
+	s.iomap = !!(flags & FUSE_IOMAP_INIT);
+
+	if (s.iomap) {
+		struct fuse_backing_map map = { s.dev_fd, FUSE_BACKING_TYPE_IOMAP, 0 };
+		int id = ioctl(s.fuse_fd, FUSE_DEV_IOC_BACKING_OPEN, &map);
+
+		if (id <= 0) {
+			perror("server: FUSE_DEV_IOC_BACKING_OPEN");
+			exit(1);
+		}
+		s.dev_id = id;
+		if (mode_is("closed-dev")) {
+			int cid = ioctl(s.fuse_fd, FUSE_DEV_IOC_BACKING_OPEN, &map);
+
+			if (cid <= 0 || ioctl(s.fuse_fd, FUSE_DEV_IOC_BACKING_CLOSE, &(uint32_t){ cid })) {
+				perror("server: open/close a second device id");
+				exit(1);
+			}
+			s.closed_id = cid;
+		}
+	}
+	dprintf(sender, "iomap=%d dev=%u\n", s.iomap, s.dev_id);
+	close(sender);
+}
+
+/* The correct mapping of file f at pos. */
+static void good_map(const struct m_file *f, uint64_t pos, struct fuse_iomap_io *m)
+{
+	const struct m_extent *e = f ? m_find(f, pos) : NULL;
+
+	memset(m, 0, sizeof(*m));
+	m->addr = FUSE_IOMAP_NULL_ADDR;
+	if (!e) {
+		m->offset = pos & ~(M_BLOCK - 1);
+		m->length = m->offset < (1ULL << 62) ? 1ULL << 30 : M_BLOCK;
+		m->type = FUSE_IOMAP_TYPE_HOLE;
+		return;
+	}
+	m->offset = e->off;
+	m->length = e->len;
+	if (e->type == M_HOLE) {
+		m->type = FUSE_IOMAP_TYPE_HOLE;
+		return;
+	}
+	m->type = e->type == M_MAPPED ? FUSE_IOMAP_TYPE_MAPPED : FUSE_IOMAP_TYPE_UNWRITTEN;
+	m->addr = e->addr;
+	m->dev = s.dev_id;
+}
+
+/* Answer FUSE_IOMAP_BEGIN, or misbehave as --mode says. */
+static void do_iomap_begin(uint64_t unique, uint64_t ino, const struct fuse_iomap_begin_in *in)
+{
+	struct fuse_iomap_begin_out out;
+	struct fuse_iomap_io *m = &out.read;
+	uint64_t base = in->pos & ~(M_BLOCK - 1);
+
+	memset(&out, 0, sizeof(out));
+	good_map(m_by_ino(ino), in->pos, m);
+	if (s.verbose)
+		fprintf(stderr, "server: begin ino %llu pos %llu count %llu op 0x%x\n",
+			(unsigned long long)ino, (unsigned long long)in->pos,
+			(unsigned long long)in->count, in->opflags);
+	if (mode_is("hang"))
+		return;
+	if (mode_is("die"))
+		_exit(3);
+	if (!mode_is("good") && !mode_is("write-ro")) {
+		/* a well-formed 4 KiB mapping at pos, then one defect */
+		*m = (struct fuse_iomap_io){ base, M_BLOCK, 2 * M_MIB,
+					     FUSE_IOMAP_TYPE_MAPPED, 0, s.dev_id };
+	}
+	if (mode_is("beyond-end")) {
+		m->addr = s.dev_size - M_BLOCK;
+		m->length = 2 * M_BLOCK;
+	} else if (mode_is("addr-overflow")) {
+		m->addr = ~(M_BLOCK - 1);
+		m->length = 2 * M_BLOCK;
+	} else if (mode_is("misaligned-offset")) {
+		m->offset = base - 512;
+		m->length = 2 * M_BLOCK;
+	} else if (mode_is("misaligned-length")) {
+		m->length = M_BLOCK + 512;
+	} else if (mode_is("zero-length")) {
+		m->length = 0;
+	} else if (mode_is("bad-type")) {
+		m->type = 9;
+	} else if (mode_is("bad-flags")) {
+		m->flags = 0x8000;
+	} else if (mode_is("not-covering")) {
+		m->offset = base + M_BLOCK;
+	} else if (mode_is("unregistered-dev")) {
+		m->dev = s.dev_id + 100;
+	} else if (mode_is("closed-dev")) {
+		m->dev = s.closed_id;
+	} else if (mode_is("dev-on-hole")) {
+		m->type = FUSE_IOMAP_TYPE_HOLE;
+		m->addr = FUSE_IOMAP_NULL_ADDR;
+	} else if (mode_is("write-ro")) {
+		out.write = (struct fuse_iomap_io){ base, M_BLOCK, 2 * M_MIB,
+						    FUSE_IOMAP_TYPE_MAPPED, 0, s.dev_id };
+	} else if (mode_is("inline") || mode_is("delalloc")) {
+		m->type = mode_is("inline") ? FUSE_IOMAP_TYPE_INLINE : FUSE_IOMAP_TYPE_DELALLOC;
+		m->addr = FUSE_IOMAP_NULL_ADDR;
+		m->dev = 0;
+	}
+	reply(unique, 0, &out, sizeof(out));
+}
+
+/* Classic FUSE_READ: the server reads the device itself. */
+static void do_read(uint64_t unique, uint64_t ino, const struct fuse_read_in *in)
+{
+	const struct m_file *f = m_by_ino(ino);
+	static uint8_t buf[128 * 1024];
+	uint64_t len = in->size;
+
+	if (!f)
+		return (void)reply(unique, EISDIR, NULL, 0);
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	if (in->offset >= f->size)
+		len = 0;
+	else if (len > f->size - in->offset)
+		len = f->size - in->offset;
+	for (uint64_t i = 0; i < len; i++) {
+		const struct m_extent *e = m_find(f, in->offset + i);
+		uint64_t n = 1;
+
+		buf[i] = 0;
+		if (e && e->type == M_MAPPED) {
+			n = e->off + e->len - (in->offset + i);
+			if (n > len - i)
+				n = len - i;
+			if (pread(s.dev_fd, buf + i, n, e->addr + in->offset + i - e->off) != (ssize_t)n)
+				return (void)reply(unique, EIO, NULL, 0);
+		}
+		i += n - 1;
+	}
+	reply(unique, 0, buf, len);
+}
+
+static void serve(void)
+{
+	static uint8_t buf[256 * 1024 + 4096];
+	struct fuse_entry_out eo;
+	struct fuse_attr_out ao;
+	struct fuse_open_out oo;
+
+	for (;;) {
+		ssize_t n = read(s.fuse_fd, buf, sizeof(buf));
+		struct fuse_in_header *ih = (void *)buf;
+		void *arg = buf + sizeof(*ih);
+
+		if (n < 0 && (errno == EINTR || errno == ENOENT || errno == EAGAIN))
+			continue;
+		if (n < 0) {
+			if (errno != ENODEV)
+				perror("server: read /dev/fuse");
+			exit(errno == ENODEV ? 0 : 1);
+		}
+		if ((size_t)n < sizeof(*ih))
+			exit(1);
+		switch (ih->opcode) {
+		case FUSE_LOOKUP: {
+			const struct m_file *f = ih->nodeid == 1 ? m_lookup(arg) : NULL;
+
+			if (!f) {
+				reply(ih->unique, ENOENT, NULL, 0);
+				break;
+			}
+			memset(&eo, 0, sizeof(eo));
+			eo.nodeid = f->ino;
+			eo.entry_valid = eo.attr_valid = 3600;
+			fill_attr(&eo.attr, f->ino);
+			reply(ih->unique, 0, &eo, sizeof(eo));
+			break;
+		}
+		case FUSE_GETATTR:
+			memset(&ao, 0, sizeof(ao));
+			ao.attr_valid = 3600;
+			fill_attr(&ao.attr, ih->nodeid);
+			reply(ih->unique, 0, &ao, sizeof(ao));
+			break;
+		case FUSE_OPEN:
+		case FUSE_OPENDIR:
+			memset(&oo, 0, sizeof(oo));
+			reply(ih->unique, 0, &oo, sizeof(oo));
+			break;
+		case FUSE_READ:
+			do_read(ih->unique, ih->nodeid, arg);
+			break;
+		case FUSE_READDIR:
+			reply(ih->unique, 0, NULL, 0);
+			break;
+		case FUSE_RELEASE:
+		case FUSE_RELEASEDIR:
+		case FUSE_FLUSH:
+		case FUSE_ACCESS:
+		case FUSE_IOMAP_END_OP:
+			reply(ih->unique, 0, NULL, 0);
+			break;
+		case FUSE_IOMAP_BEGIN_OP:
+			do_iomap_begin(ih->unique, ih->nodeid, arg);
+			break;
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET:
+		case FUSE_INTERRUPT:
+			break;
+		case FUSE_DESTROY:
+			reply(ih->unique, 0, NULL, 0);
+			exit(0);
+		default:
+			reply(ih->unique, ENOSYS, NULL, 0);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "add-iomap", no_argument, NULL, 'a' },
+		{ "drop-rawio", no_argument, NULL, 'r' },
+		{ "user", no_argument, NULL, 'u' },
+		{ "no-iomap", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char mopts[256];
+	int c, p[2];
+
+	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			for (s.mode = 0; s.mode < (int)NMODES && strcmp(modes[s.mode], optarg); s.mode++)
+				;
+			if (s.mode == NMODES)
+				usage();
+			break;
+		case 'a': s.add_iomap = true; break;
+		case 'r': s.drop_rawio = true; break;
+		case 'u': s.user = true; break;
+		case 'n': s.no_iomap = true; break;
+		case 'v': s.verbose = true; break;
+		default: usage();
+		}
+	}
+	if (argc - optind != 2)
+		usage();
+
+	s.fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	s.dev_fd = open(argv[optind], (mode_is("write-ro") ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	if (s.fuse_fd < 0 || s.dev_fd < 0 || ioctl(s.dev_fd, BLKGETSIZE64, &s.dev_size)) {
+		perror("server: open /dev/fuse or the device");
+		return 1;
+	}
+	if (s.add_iomap && ioctl(s.fuse_fd, FUSE_DEV_IOC_ADD_IOMAP)) {
+		perror("server: FUSE_DEV_IOC_ADD_IOMAP");
+		return 1;
+	}
+	if (s.drop_rawio && drop_rawio()) {
+		perror("server: drop CAP_SYS_RAWIO");
+		return 1;
+	}
+	snprintf(mopts, sizeof(mopts), "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other",
+		 s.fuse_fd);
+	if (mount("iomaptest", argv[optind + 1], "fuse.iomaptest", MS_NOSUID | MS_NODEV, mopts)) {
+		perror("server: mount");
+		return 1;
+	}
+	if (pipe(p))
+		return 1;
+	switch (fork()) {
+	case -1:
+		return 1;
+	case 0:
+		close(p[0]);
+		if (s.user && (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+			       setresuid(65534, 65534, 65534))) {
+			perror("server: drop to nobody");
+			_exit(1);
+		}
+		/* INIT is the first request; do_init reports on p[1] */
+		for (;;) {
+			static uint8_t buf[256 * 1024 + 4096];
+			ssize_t n = read(s.fuse_fd, buf, sizeof(buf));
+			struct fuse_in_header *ih = (void *)buf;
+
+			if (n < (ssize_t)sizeof(*ih))
+				_exit(1);
+			if (ih->opcode == FUSE_INIT) {
+				do_init(ih->unique, (void *)(ih + 1), p[1]);
+				break;
+			}
+			reply(ih->unique, EIO, NULL, 0);
+		}
+		serve();
+		_exit(0);
+	}
+	close(p[1]);
+	char line[64] = "";
+	ssize_t n = read(p[0], line, sizeof(line) - 1);
+
+	if (n <= 0) {
+		fprintf(stderr, "server: child failed before INIT was answered\n");
+		return 1;
+	}
+	fputs(line, stdout);
+	return 0;
+}
