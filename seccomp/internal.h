@@ -8,8 +8,8 @@
 #include <stddef.h>
 
 /* Upper bounds for the sandboxed server (see limits.c and SECURITY.md). */
-#define SANDBOX_MAX_FDS		64		/* RLIMIT_NOFILE */
-#define SANDBOX_MAX_TASKS	64		/* RLIMIT_NPROC: threads, never processes */
+#define SANDBOX_MAX_FDS		16		/* RLIMIT_NOFILE */
+#define SANDBOX_MAX_TASKS	0		/* RLIMIT_NPROC: single-threaded, no children */
 #define SANDBOX_AS_BUDGET	(4ULL << 30)	/* RLIMIT_AS above the size at entry */
 
 /* sandbox.c: formats "what: strerror(errnum)" into err, returns -errnum. */

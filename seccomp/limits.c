@@ -2,9 +2,9 @@
  * seccomp/limits.c: resource limits of the sandboxed server, soft = hard, so an
  * exploited server cannot raise them again (that needs CAP_SYS_RESOURCE).
  *   RLIMIT_CORE 0       no core dump can copy image data or memory anywhere
- *   RLIMIT_NOFILE 64    FUSE fd, device fd, helper socket, splice pipes
- *   RLIMIT_NPROC 64     tasks of the server's user; processes are forbidden by
- *                       seccomp anyway; not enforced by the kernel for uid 0
+ *   RLIMIT_NOFILE 16    FUSE fd, device fd, helper socket (it opens none itself)
+ *   RLIMIT_NPROC 0      no new task (the server is single-threaded); seccomp
+ *                       forbids clone anyway; the kernel ignores it for uid 0
  *   RLIMIT_MEMLOCK 0, RLIMIT_MSGQUEUE 0   nothing to lock, no message queues
  *   RLIMIT_AS           address space at entry + 4 GiB: bounded, and compatible
  *                       with AddressSanitizer, whose shadow is reserved at startup

@@ -4,18 +4,16 @@
  * so reviewers and tests read one source of truth.
  *
  * Every entry is a system call the server makes after entering the sandbox, found
- * by tracing it (strace -f) through mount, the POSIX suite and unmount, in release
- * and sanitizer builds; each says why. Argument checks where they are cheap: ioctl
- * and fcntl commands from a list, no PROT_EXEC mapping at all (stronger than
- * "never write and execute together": no new code can be mapped), clone only for
- * threads, fstat only on an fd, signals only to itself. Anything else kills the
- * process (SECCOMP_RET_KILL_PROCESS, logged by the kernel), as does a system call
- * of another ABI (x32, i386).
+ * by tracing it (strace -f; SECURITY.md says how) through mount, file operations,
+ * unmount and SIGTERM, in release and sanitizer builds; each says why. Argument
+ * checks where they are cheap: ioctl and fcntl commands from a list (no ioctl at
+ * all in classic mode), no PROT_EXEC mapping at all (stronger than "never write and
+ * execute together": no new code can be mapped, and there is no mprotect), signals
+ * only to itself. Anything else kills the process (SECCOMP_RET_KILL_PROCESS,
+ * logged by the kernel), as does a system call of another ABI (x32, i386).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
-#include <sched.h>
 #include <seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,20 +47,19 @@ struct value {
 	uint64_t value;
 	const char *name;
 	unsigned modes;
+	bool sanitizer;		/* only in sanitizer builds (SANITIZE=1) */
 };
-#define VALUE(v, modes) { (v), #v, (modes) }
+#define VALUE(v, modes) { (v), #v, (modes), false }
 
 static const struct value ioctl_cmds[] = {
-	VALUE(BLKGETSIZE64, M_ALL),	/* size of a block device image */
-	VALUE(BLKSSZGET, M_ALL),	/* its logical sector size */
 	VALUE(FUSE_DEV_IOC_BACKING_OPEN, M_IOMAP),	/* register the device with the kernel */
 	VALUE(FUSE_DEV_IOC_BACKING_CLOSE, M_IOMAP),
+	{ TCGETS, "TCGETS", M_ALL, true },		/* ASan: isatty(2), colour reports or not */
 	{ 0 }
 };
 
 static const struct value fcntl_cmds[] = {
-	VALUE(F_GETFL, M_ALL),
-	VALUE(F_GETFD, M_ALL),
+	VALUE(F_GETFL, M_ALL),	/* access mode of the device fd (read-only or not) */
 	{ 0 }
 };
 
@@ -71,7 +68,6 @@ enum check {
 	ONE_OF,		/* argument `arg`, as 32 bits like the kernel reads it, is in `values` */
 	MASKED,		/* (argument `arg` & mask) == equals */
 	OWN_PID,	/* argument `arg` is the server's own pid */
-	FAIL_ENOSYS,	/* not allowed, but fails with ENOSYS instead of killing */
 };
 
 struct rule {
@@ -86,55 +82,38 @@ struct rule {
 	const char *why;
 };
 
-#define NO_EXEC .check = MASKED, .arg = 2, .mask = PROT_EXEC, .equals = 0, \
-		.condition = "prot without PROT_EXEC"
-#define NS_FLAGS (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | \
-		  CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET)
-
+/* The server is single-threaded (libext2fs is not thread-safe): no clone, futex,
+ * set_robust_list. No fstat/newfstatat, no lseek: the io_manager uses pread/pwrite. */
 static const struct rule rules[] = {
-	{ "read", M_ALL, .why = "FUSE requests from /dev/fuse, helper messages" },
-	{ "write", M_ALL, .why = "FUSE replies, diagnostics on stderr" },
+	{ "read", M_ALL, .why = "FUSE requests from /dev/fuse" },
 	{ "writev", M_ALL, .why = "FUSE replies (libfuse)" },
+	{ "write", M_ALL, .why = "diagnostics on stderr" },
 	{ "pread64", M_ALL, .why = "reading the image through the device fd" },
 	{ "pwrite64", M_ALL, .why = "writing the image through the device fd" },
-	{ "fsync", M_ALL, .why = "FUSE FSYNC, flushing the image" },
-	{ "fdatasync", M_ALL, .why = "FUSE FSYNC with datasync" },
-	{ "ioctl", M_ALL, .check = ONE_OF, .arg = 1, .values = ioctl_cmds,
-	  .condition = "cmd", .why = "device size; iomap: device registration" },
-	{ "fcntl", M_ALL, .check = ONE_OF, .arg = 1, .values = fcntl_cmds,
-	  .condition = "cmd", .why = "fd flags (libc)" },
-	{ "newfstatat", M_ALL, .check = MASKED, .arg = 3, .mask = AT_EMPTY_PATH,
-	  .equals = AT_EMPTY_PATH, .condition = "flags with AT_EMPTY_PATH",
-	  .why = "fstat() (glibc calls newfstatat(fd, \"\", AT_EMPTY_PATH))" },
-	{ "close", M_ALL, .why = "closing fds it holds" },
-	{ "mmap", M_ALL, NO_EXEC, .why = "malloc, thread stacks" },
-	{ "mprotect", M_ALL, NO_EXEC, .why = "thread stack guard pages, malloc arenas" },
-	{ "munmap", M_ALL, .why = "free" },
+	{ "fsync", M_ALL, .why = "flushing the image (FUSE FSYNC, unmount)" },
+	{ "ioctl", M_ALL, .check = ONE_OF, .arg = 1, .values = ioctl_cmds, .condition = "cmd",
+	  .why = "iomap: registering the device for kernel I/O" },
+	{ "fcntl", M_ALL, .check = ONE_OF, .arg = 1, .values = fcntl_cmds, .condition = "cmd",
+	  .why = "opening the image: is the device fd writable" },
+	{ "close", M_ALL, .why = "closing the FUSE and device fds at exit" },
+	{ "mmap", M_ALL, .check = MASKED, .arg = 2, .mask = PROT_EXEC, .equals = 0,
+	  .condition = "prot without PROT_EXEC", .why = "malloc of large blocks" },
+	{ "munmap", M_ALL, .why = "free of large blocks" },
 	{ "mremap", M_ALL, .why = "realloc of large blocks" },
-	{ "madvise", M_ALL, .why = "free, thread exit" },
 	{ "brk", M_ALL, .why = "malloc" },
-	{ "futex", M_ALL, .why = "mutexes and condition variables" },
-	{ "clone", M_ALL, .check = MASKED, .arg = 0, .mask = CLONE_THREAD | NS_FLAGS,
-	  .equals = CLONE_THREAD, .condition = "flags with CLONE_THREAD, no CLONE_NEW*",
-	  .why = "threads (libfuse), never processes" },
-	{ "clone3", M_ALL, .check = FAIL_ENOSYS, .condition = "fails with ENOSYS",
-	  .why = "flags out of reach of seccomp; glibc falls back to clone" },
-	{ "set_robust_list", M_ALL, .why = "new threads (glibc)" },
-	{ "rseq", M_ALL, .why = "new threads (glibc)" },
-	{ "exit", M_ALL, .why = "thread exit" },
-	{ "exit_group", M_ALL, .why = "process exit" },
-	{ "rt_sigaction", M_ALL, .why = "libfuse's SIGINT/SIGTERM/SIGHUP handlers" },
-	{ "rt_sigprocmask", M_ALL, .why = "signal masks (threads, libfuse)" },
-	{ "rt_sigreturn", M_ALL, .why = "return from a signal handler" },
-	{ "restart_syscall", M_ALL, .why = "interrupted sleeps" },
-	{ "clock_gettime", M_ALL, .why = "timestamps when the vDSO is not used" },
+	{ "getrandom", M_ALL, .why = "inode generation numbers" },
+	{ "clock_gettime", M_ALL, .why = "timestamps, when the vDSO falls back to the kernel" },
+	{ "rt_sigaction", M_ALL, .why = "libfuse installs and removes its SIGTERM/SIGINT/SIGHUP handlers" },
+	{ "rt_sigreturn", M_ALL, .why = "return from those handlers" },
+	{ "rt_sigprocmask", M_ALL, .why = "abort(): an assertion failure stays SIGABRT" },
 	{ "getpid", M_ALL, .why = "abort()" },
 	{ "gettid", M_ALL, .why = "abort()" },
 	{ "tgkill", M_ALL, .check = OWN_PID, .arg = 0, .condition = "tgid is its own pid",
 	  .why = "abort(), raise()" },
-	{ "sigaltstack", M_ALL, .sanitizer = true, .why = "ASan signal stacks (thread start, exit)" },
-	{ "sched_getaffinity", M_ALL, .sanitizer = true,
-	  .why = "ASan thread start (pthread_getattr_np)" },
+	{ "exit_group", M_ALL, .why = "exit" },
+	{ "madvise", M_ALL, .sanitizer = true, .why = "ASan allocator" },
+	{ "sigaltstack", M_ALL, .sanitizer = true, .why = "ASan at exit" },
+	{ "futex", M_ALL, .sanitizer = true, .why = "ASan report: symbolizer set-up (pthread_once)" },
 	{ NULL }
 };
 
@@ -143,9 +122,18 @@ static bool in_mode(unsigned modes, int mode)
 	return modes & (1u << mode);
 }
 
+static bool value_applies(const struct value *v, int mode)
+{
+	return in_mode(v->modes, mode) && (!v->sanitizer || SANITIZER_BUILD);
+}
+
 static bool rule_applies(const struct rule *r, int mode)
 {
-	return in_mode(r->modes, mode) && (!r->sanitizer || SANITIZER_BUILD);
+	bool any_value = r->check != ONE_OF;
+
+	for (const struct value *v = r->values; !any_value && v->name; v++)
+		any_value = value_applies(v, mode);
+	return any_value && in_mode(r->modes, mode) && (!r->sanitizer || SANITIZER_BUILD);
 }
 
 static int add_check(scmp_filter_ctx ctx, uint32_t action, int nr, const struct rule *r,
@@ -166,8 +154,6 @@ static int add_rule(scmp_filter_ctx ctx, const struct rule *r, int mode)
 	switch (r->check) {
 	case ANY:
 		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
-	case FAIL_ENOSYS:
-		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 	case MASKED:
 		return add_check(ctx, SCMP_ACT_ALLOW, nr, r, SCMP_CMP_MASKED_EQ, r->mask,
 				 r->equals);
@@ -176,7 +162,7 @@ static int add_rule(scmp_filter_ctx ctx, const struct rule *r, int mode)
 				 (uint32_t)getpid());
 	case ONE_OF:
 		for (const struct value *v = r->values; !rc && v->name; v++)
-			if (in_mode(v->modes, mode))
+			if (value_applies(v, mode))
 				rc = add_check(ctx, SCMP_ACT_ALLOW, nr, r, SCMP_CMP_MASKED_EQ,
 					       UINT32_MAX, v->value);
 		return rc;
@@ -219,8 +205,8 @@ static int print_condition(FILE *out, const struct rule *r, int mode)
 	if (r->check != ONE_OF)
 		return n;
 	for (const struct value *v = r->values; v->name; v++)
-		if (in_mode(v->modes, mode)) {
-			n += fprintf(out, "%s%s", sep, v->name);
+		if (value_applies(v, mode)) {
+			n += fprintf(out, "%s%s%s", sep, v->name, v->sanitizer ? " [sanitizer]" : "");
 			sep = ", ";
 		}
 	return n + fprintf(out, "}");
@@ -243,7 +229,7 @@ void ext4cell_sandbox_print(FILE *out, int mode)
 
 		if (!rule_applies(r, mode))
 			continue;
-		allowed += r->check != FAIL_ENOSYS;
+		allowed++;
 		fprintf(out, "%-16s ", r->syscall);
 		n = print_condition(out, r, mode);
 		fprintf(out, "%*s  %s%s\n", n < width ? width - n : 0, "", r->why,

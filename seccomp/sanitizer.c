@@ -5,8 +5,10 @@
  *   threads and reads /proc: all forbidden inside the sandbox. The leak check runs
  *   here instead, once, before the sandbox (setup-phase leaks are reported); LSan
  *   then skips the at-exit check. Leaks made while serving are not detected.
- * - __sanitizer_sandbox_on_notify() caches /proc/self/maps and readies the
- *   symbolizer, so a sanitizer report inside the sandbox needs no open().
+ * - A report symbolizes its stacks: the first symbolization reads /proc/self/maps
+ *   and opens every loaded object and its debug file (libbacktrace). One
+ *   symbolization here does all of that while open() is still allowed; and
+ *   __sanitizer_sandbox_on_notify() caches the memory map for later use.
  * The system calls the runtime still makes are in policy.c, marked "sanitizer".
  */
 #include "internal.h"
@@ -18,8 +20,10 @@
 void sandbox_prepare_sanitizer(void)
 {
 	__sanitizer_sandbox_arguments args = { 0 };
+	char where[256];
 
 	__lsan_do_leak_check();
+	__sanitizer_symbolize_pc(__builtin_return_address(0), "%p %F %L", where, sizeof(where));
 	__sanitizer_sandbox_on_notify(&args);
 }
 #else

@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -44,6 +45,7 @@ static int image_fd = -1;	/* regular file: kept */
 static int peer[2] = { -1, -1 };	/* AF_UNIX pair: kept */
 static int dir_fd = -1;		/* directory: closed by the sandbox */
 static int inet_fd = -1;	/* AF_INET socket: closed by the sandbox */
+static int child_stderr = -1;	/* when >= 0, the next child's stderr */
 
 static int failures;
 
@@ -85,6 +87,8 @@ static pid_t spawn_child(void (*act)(void), int mode)
 	if (pid == 0) {
 		char err[256];
 
+		if (child_stderr >= 0)
+			dup2(child_stderr, 2);
 		if (mode != NO_SANDBOX && ext4cell_sandbox_enter(mode, err, sizeof(err)) < 0) {
 			printf("# ext4cell_sandbox_enter: %s\n", err);
 			_exit(100);
@@ -216,6 +220,26 @@ static void act_kill_other(void)
 	kill(getppid(), 0);
 }
 
+static void *thread_main(void *arg)
+{
+	return arg;
+}
+
+static void act_thread(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, thread_main, NULL) == 0)
+		pthread_join(t, NULL);
+}
+
+static void act_fstat(void)
+{
+	struct stat st;
+
+	fstat(image_fd, &st);
+}
+
 static void act_x32_abi(void)
 {
 	syscall(0x40000000 /* __X32_SYSCALL_BIT */ | SYS_getpid);
@@ -234,6 +258,7 @@ static const struct forbidden forbidden[] = {
 	{ "socket(AF_INET)", act_socket_inet, BOTH_MODES },
 	{ "execve", act_execve, BOTH_MODES },
 	{ "fork", act_fork, BOTH_MODES },
+	{ "thread creation", act_thread, BOTH_MODES },
 	{ "ptrace", act_ptrace, BOTH_MODES },
 	{ "mount", act_mount, BOTH_MODES },
 	{ "umount2", act_umount, BOTH_MODES },
@@ -241,6 +266,7 @@ static const struct forbidden forbidden[] = {
 	{ "mprotect to PROT_EXEC", act_mprotect_x, BOTH_MODES },
 	{ "ioctl not on the list (BLKRRPART)", act_ioctl_unlisted, BOTH_MODES },
 	{ "iomap ioctl in classic mode", act_ioctl_iomap, CLASSIC_ONLY },
+	{ "fstat (no metadata lookups)", act_fstat, BOTH_MODES },
 	{ "bpf", act_bpf, BOTH_MODES },
 	{ "keyctl", act_keyctl, BOTH_MODES },
 	{ "userfaultfd", act_userfaultfd, BOTH_MODES },
@@ -279,11 +305,6 @@ static void test_forbidden(const struct forbidden *f)
 
 /* --- what the server needs must keep working --- */
 
-static void *thread_main(void *arg)
-{
-	return arg;
-}
-
 static bool step_pread(void)
 {
 	char buf[8];
@@ -316,7 +337,7 @@ static bool step_mmap(void)
 	if (p == MAP_FAILED)
 		return false;
 	p[0] = 1;
-	return mprotect(p, 8192, PROT_READ) == 0 && munmap(p, 8192) == 0;
+	return munmap(p, 8192) == 0;
 }
 
 static bool step_clock(void)
@@ -326,39 +347,42 @@ static bool step_clock(void)
 	return clock_gettime(CLOCK_MONOTONIC, &ts) == 0 && clock_gettime(CLOCK_REALTIME, &ts) == 0;
 }
 
-static bool step_thread(void)
+static bool step_fcntl(void)
 {
-	static int token;
-	pthread_t t;
-	void *ret = NULL;
-
-	return pthread_create(&t, NULL, thread_main, &token) == 0 && pthread_join(t, &ret) == 0 &&
-	       ret == &token;
-}
-
-static bool step_fstat(void)
-{
-	struct stat st;
-
-	return fstat(image_fd, &st) == 0 && S_ISREG(st.st_mode) && fcntl(image_fd, F_GETFL) >= 0;
+	return (fcntl(image_fd, F_GETFL) & O_ACCMODE) == O_RDWR;
 }
 
 static bool step_fds_closed(void)
 {
-	return fcntl(dir_fd, F_GETFD) < 0 && errno == EBADF &&
-	       fcntl(inet_fd, F_GETFD) < 0 && errno == EBADF;
+	return fcntl(dir_fd, F_GETFL) < 0 && errno == EBADF &&
+	       fcntl(inet_fd, F_GETFL) < 0 && errno == EBADF;
 }
 
 static bool step_fsync(void)
 {
-	return fsync(image_fd) == 0 && fdatasync(image_fd) == 0;
+	return fsync(image_fd) == 0;
 }
 
-static bool step_ioctl_listed(void)
+static bool step_getrandom(void)
 {
-	unsigned long long size;
+	unsigned int r;
 
-	return ioctl(image_fd, BLKGETSIZE64, &size) < 0 && errno == ENOTTY;
+	return getrandom(&r, sizeof(r), 0) == sizeof(r);
+}
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static bool step_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	return sigaction(SIGUSR1, &sa, NULL) == 0 && raise(SIGUSR1) == 0 &&
+	       got_signal == SIGUSR1 && signal(SIGUSR1, SIG_DFL) != SIG_ERR;
 }
 
 static const struct {
@@ -370,11 +394,11 @@ static const struct {
 	{ "malloc, realloc, free", step_malloc },
 	{ "mmap, mprotect, munmap without PROT_EXEC", step_mmap },
 	{ "clock_gettime", step_clock },
-	{ "pthread_create, pthread_join", step_thread },
-	{ "fstat, fcntl(F_GETFL)", step_fstat },
+	{ "fcntl(F_GETFL)", step_fcntl },
 	{ "directory and AF_INET fds closed", step_fds_closed },
-	{ "fsync, fdatasync", step_fsync },
-	{ "ioctl on the list (BLKGETSIZE64)", step_ioctl_listed },
+	{ "fsync", step_fsync },
+	{ "getrandom", step_getrandom },
+	{ "signal handler, raise", step_signal },
 };
 #define NSTEPS ((int)(sizeof(steps) / sizeof(steps[0])))
 
@@ -423,6 +447,46 @@ static void test_abort(void)
 	report(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
 	       "abort() in the sandbox raises SIGABRT, not SIGSYS", how);
 }
+
+#ifdef __SANITIZE_ADDRESS__
+static void act_heap_overflow(void)
+{
+	char *volatile p = malloc(8);
+	volatile int i = 8;
+	volatile char c = p[i];
+
+	(void)c;
+	free(p);
+}
+
+/* An ASan report inside the sandbox must come out whole (the runtime was
+ * prepared, see seccomp/sanitizer.c) and end with ASan's exit status, not SIGSYS. */
+static void test_sanitizer_report(void)
+{
+	char path[] = "/tmp/ext4cell-seccomp-report-XXXXXX", text[8192] = "", how[64];
+	int fd = mkstemp(path), status;
+	ssize_t n;
+
+	unlink(path);
+	child_stderr = fd;
+	status = run_child(act_heap_overflow, EXT4CELL_SANDBOX_CLASSIC);
+	child_stderr = -1;
+	n = pread(fd, text, sizeof(text) - 1, 0);
+	close(fd);
+	text[n > 0 ? n : 0] = 0;
+	describe(status, how, sizeof(how));
+	report(WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
+	       strstr(text, "ERROR: AddressSanitizer: heap-buffer-overflow") &&
+	       strstr(text, "act_heap_overflow") && strstr(text, "SUMMARY:"),
+	       "an ASan report in the sandbox is complete, symbolized, not SIGSYS", how);
+}
+#else
+static void test_sanitizer_report(void)
+{
+	printf("ok - seccomp: an ASan report in the sandbox is complete, symbolized, not SIGSYS"
+	       " # SKIP not a sanitizer build\n");
+}
+#endif
 
 static void act_bad_mode(void)
 {
@@ -529,8 +593,8 @@ static void test_status(void)
 	check_field(pid, "status", "NoNewPrivs", "1", true);
 	check_field(pid, "status", "Seccomp:", "2", true);
 	check_field(pid, "limits", "Max core file size", "0", true);
-	check_field(pid, "limits", "Max open files", "64", true);
-	check_field(pid, "limits", "Max processes", "64", true);
+	check_field(pid, "limits", "Max open files", "16", true);
+	check_field(pid, "limits", "Max processes", "0", true);
 	proc_field(pid, "limits", "Max address space", limit, sizeof(limit));
 	printf("# limits Max address space: %s\n", limit);
 	report(strncmp(limit, "unlimited", 9) != 0, "sandboxed process: address space bounded", limit);
@@ -556,10 +620,10 @@ static void test_print(void)
 		fclose(f);
 		printf("# %s mode:%s", mode ? "iomap" : "classic", strstr(text[mode], "\n# "));
 	}
-	report(strstr(text[0], "\nioctl ") && !strstr(text[0], "FUSE_DEV_IOC_BACKING_OPEN") &&
-	       strstr(text[1], "FUSE_DEV_IOC_BACKING_OPEN") && !strstr(text[0], "\nopenat") &&
-	       strstr(text[0], "system calls allowed"),
-	       "the printed allowlist lists ioctl commands per mode, no openat", NULL);
+	report(!strstr(text[0], "FUSE_DEV_IOC") && strstr(text[1], "\nioctl ") &&
+	       strstr(text[1], "FUSE_DEV_IOC_BACKING_OPEN") && !strstr(text[1], "\nopenat") &&
+	       strstr(text[0], "\nread ") && strstr(text[0], "system calls allowed"),
+	       "the printed allowlist: iomap ioctls in iomap mode only, no openat", NULL);
 	free(text[0]);
 	free(text[1]);
 }
@@ -587,6 +651,7 @@ int main(void)
 	test_allowed(EXT4CELL_SANDBOX_IOMAP);
 	test_status();
 	test_abort();
+	test_sanitizer_report();
 	for (const struct forbidden *f = forbidden; f->name; f++)
 		test_forbidden(f);
 	return failures ? 1 : 0;
