@@ -128,7 +128,7 @@ done < <(cat "${frags[@]}")
 [ $bad = 0 ] || die "config fragments for '$cfg' did not apply (unmet dependencies above)"
 
 echo "kernel/build.sh: building $cfg bzImage with -j$jobs (log: $wt/build.log)"
-if ! make -C "$src" ARCH=x86_64 -j"$jobs" bzImage >"$wt/build.log" 2>&1; then
+if ! make -C "$src" ARCH=x86_64 -j"$jobs" bzImage >"$wt/build.log" 2>&1 9>&-; then
 	grep -E 'error|Error' "$wt/build.log" | head -40 >&2
 	die "$cfg kernel build failed; full log in $wt/build.log"
 fi
