@@ -1,4 +1,6 @@
 # server/build.mk: ext4cell-server (FUSE ext2/3/4 server on libext2fs + libfuse3).
+# The top-level Makefile includes this before its 'all' rule: keep 'all' the default.
+.DEFAULT_GOAL := all
 SERVER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard server/*.c))
 CPPFLAGS_server := $(shell $(PKG_CONFIG) --cflags fuse3 ext2fs)
 $(BUILD)/ext4cell-server: $(SERVER_OBJS)

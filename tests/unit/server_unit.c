@@ -1,0 +1,79 @@
+/* tests/unit/server_unit.c: unit tests of the server's -o option parser and
+ * feature policy (server/options.c, server/features.c). */
+#include "../../server/features.h"
+#include "../../server/options.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failed;
+
+static void report(const char *name, int pass, const char *detail)
+{
+	printf("%sok - server/%s\n", pass ? "" : "not ", name);
+	if (!pass)
+		printf("# %s\n", detail);
+	failed |= !pass;
+}
+
+static void t_options(void)
+{
+	struct ec_options o;
+	char err[256] = "";
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	rc = ec_options_parse(&o, "ro,kernel,errors=remount-ro,uid=1000,gid=100,nodev,norecovery", err, sizeof(err));
+	report("options/accepts", !rc && o.ro && o.kernel && o.errors == EC_ERRORS_RO && o.has_uid &&
+	       o.uid == 1000 && o.has_gid && o.gid == 100 && o.norecovery, err);
+	rc = ec_options_parse(&o, "rw", err, sizeof(err));
+	report("options/rw-overrides-ro", !rc && !o.ro, err);
+	rc = ec_options_parse(&o, "bogus", err, sizeof(err));
+	report("options/unknown-refused", rc && strstr(err, "bogus"), err);
+	rc = ec_options_parse(&o, "errors=explode", err, sizeof(err));
+	report("options/bad-errors-value", rc && strstr(err, "errors="), err);
+	rc = ec_options_parse(&o, "uid=-1", err, sizeof(err)) == 0 ||
+	     ec_options_parse(&o, "uid=4294967295", err, sizeof(err)) == 0 ||
+	     ec_options_parse(&o, "gid=12x", err, sizeof(err)) == 0 ||
+	     ec_options_parse(&o, "uid=", err, sizeof(err)) == 0;
+	report("options/bad-ids", !rc, "a bad uid=/gid= value was accepted");
+}
+
+static void t_features(void)
+{
+	struct ext2_super_block sb;
+	char msg[256];
+	enum ec_feature_verdict v;
+
+	memset(&sb, 0, sizeof(sb));
+	sb.s_rev_level = EXT2_DYNAMIC_REV;
+	sb.s_feature_incompat = EXT2_FEATURE_INCOMPAT_FILETYPE | EXT3_FEATURE_INCOMPAT_EXTENTS |
+				EXT4_FEATURE_INCOMPAT_64BIT | EXT4_FEATURE_INCOMPAT_FLEX_BG;
+	sb.s_feature_ro_compat = EXT4_FEATURE_RO_COMPAT_METADATA_CSUM | EXT2_FEATURE_RO_COMPAT_LARGE_FILE;
+	v = ec_features_check(&sb, msg, sizeof(msg));
+	report("features/ext4-rw", v == EC_FEAT_RW, msg);
+	sb.s_feature_incompat |= EXT4_FEATURE_INCOMPAT_CASEFOLD;
+	v = ec_features_check(&sb, msg, sizeof(msg));
+	report("features/casefold-refused", v == EC_FEAT_REFUSE && strstr(msg, "casefold"), msg);
+	sb.s_feature_incompat &= ~EXT4_FEATURE_INCOMPAT_CASEFOLD;
+	sb.s_feature_incompat |= 0x80000000u;
+	v = ec_features_check(&sb, msg, sizeof(msg));
+	report("features/unknown-incompat-refused", v == EC_FEAT_REFUSE && strstr(msg, "0x80000000"), msg);
+	sb.s_feature_incompat &= ~0x80000000u;
+	sb.s_feature_ro_compat |= EXT4_FEATURE_RO_COMPAT_QUOTA;
+	v = ec_features_check(&sb, msg, sizeof(msg));
+	report("features/quota-ro", v == EC_FEAT_RO && strstr(msg, "quota"), msg);
+	sb.s_feature_ro_compat = 0x40000000u;
+	v = ec_features_check(&sb, msg, sizeof(msg));
+	report("features/unknown-ro_compat-ro", v == EC_FEAT_RO, msg);
+	sb.s_rev_level = 7;
+	v = ec_features_check(&sb, msg, sizeof(msg));
+	report("features/bad-revision", v == EC_FEAT_REFUSE && strstr(msg, "revision"), msg);
+}
+
+int main(void)
+{
+	t_options();
+	t_features();
+	return failed;
+}
