@@ -1,44 +1,35 @@
 /*
  * tests/unit/seccomp_test.c: proves the server sandbox (seccomp/) in forked
  * children, TAP-style for tests/run (run by seccomp.suite):
- *   - every forbidden class of system call kills a sandboxed child with SIGSYS, in
- *     each mode that forbids it, while the same act without the sandbox does not
- *     (so each check can fail);
+ *   - every forbidden class of system call (the acts of seccomp/triggers.c) kills
+ *     a sandboxed child with SIGSYS, in each mode that forbids it, while the same
+ *     act without the sandbox does not (so each check can fail);
  *   - the calls the server needs work inside the sandbox, fds are closed by rule;
  *   - /proc/PID/status and /proc/PID/limits of a sandboxed child show no
  *     capabilities, no_new_privs, seccomp filter mode, the limits;
  *   - the printed allowlist matches the mode.
- * The triggers live in this test program only, never in the server.
+ * The triggers are linked into test programs and test builds of the server only.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/ptrace.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sandbox.h"
+#include "triggers.h"
 
 #define NO_SANDBOX	(-1)
-#define BOTH_MODES	((1u << EXT4CELL_SANDBOX_CLASSIC) | (1u << EXT4CELL_SANDBOX_IOMAP))
-#define CLASSIC_ONLY	(1u << EXT4CELL_SANDBOX_CLASSIC)
-#define FUSE_DEV_IOC_BACKING_OPEN_CMD	_IOC(_IOC_WRITE, 229, 1, 16)
 
 /* Fds set up before forking, as a server would hold them. */
 static int image_fd = -1;	/* regular file: kept */
@@ -113,176 +104,13 @@ static int run_child(void (*act)(void), int mode)
 	return wait_child(spawn_child(act, mode));
 }
 
-/* --- forbidden acts: each returns normally when the kernel lets it through --- */
-
-static void act_openat(void)
-{
-	syscall(SYS_openat, AT_FDCWD, "/etc/hostname", O_RDONLY);
-}
-
-static void act_open(void)
-{
-	syscall(SYS_open, "/etc/hostname", O_RDONLY);
-}
-
-static void act_socket_unix(void)
-{
-	socket(AF_UNIX, SOCK_SEQPACKET, 0);
-}
-
-static void act_socket_inet(void)
-{
-	socket(AF_INET, SOCK_DGRAM, 0);
-}
-
-static void act_execve(void)
-{
-	char *const argv[] = { "true", NULL };
-
-	execve("/bin/true", argv, environ);
-}
-
-static void act_fork(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(0);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-}
-
-static void act_ptrace(void)
-{
-	ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-}
-
-static void act_mount(void)
-{
-	mount("none", "/nonexistent-ext4cell", "tmpfs", 0, NULL);
-}
-
-static void act_umount(void)
-{
-	umount2("/nonexistent-ext4cell", 0);
-}
-
-static void act_mmap_wx(void)
-{
-	mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-}
-
-static void act_mprotect_x(void)
-{
-	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p != MAP_FAILED)
-		mprotect(p, 4096, PROT_READ | PROT_EXEC);
-}
-
-static void act_ioctl_unlisted(void)
-{
-	ioctl(image_fd, BLKRRPART);
-}
-
-static void act_ioctl_iomap(void)
-{
-	char map[16] = { 0 };
-
-	ioctl(image_fd, FUSE_DEV_IOC_BACKING_OPEN_CMD, map);
-}
-
-static void act_bpf(void)
-{
-	syscall(SYS_bpf, -1, NULL, 0);
-}
-
-static void act_keyctl(void)
-{
-	syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3 /* session */, 0);
-}
-
-static void act_userfaultfd(void)
-{
-	long fd = syscall(SYS_userfaultfd, O_CLOEXEC);
-
-	if (fd >= 0)
-		close(fd);
-}
-
-static void act_unshare(void)
-{
-	unshare(0);
-}
-
-static void act_kill_other(void)
-{
-	kill(getppid(), 0);
-}
-
-static void *thread_main(void *arg)
-{
-	return arg;
-}
-
-static void act_thread(void)
-{
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, thread_main, NULL) == 0)
-		pthread_join(t, NULL);
-}
-
-static void act_fstat(void)
-{
-	struct stat st;
-
-	fstat(image_fd, &st);
-}
-
-static void act_x32_abi(void)
-{
-	syscall(0x40000000 /* __X32_SYSCALL_BIT */ | SYS_getpid);
-}
-
-struct forbidden {
-	const char *name;
-	void (*act)(void);
-	unsigned kill_modes;	/* modes whose sandbox must kill it */
-};
-
-static const struct forbidden forbidden[] = {
-	{ "openat of a path", act_openat, BOTH_MODES },
-	{ "open of a path", act_open, BOTH_MODES },
-	{ "socket(AF_UNIX)", act_socket_unix, BOTH_MODES },
-	{ "socket(AF_INET)", act_socket_inet, BOTH_MODES },
-	{ "execve", act_execve, BOTH_MODES },
-	{ "fork", act_fork, BOTH_MODES },
-	{ "thread creation", act_thread, BOTH_MODES },
-	{ "ptrace", act_ptrace, BOTH_MODES },
-	{ "mount", act_mount, BOTH_MODES },
-	{ "umount2", act_umount, BOTH_MODES },
-	{ "mmap with PROT_WRITE|PROT_EXEC", act_mmap_wx, BOTH_MODES },
-	{ "mprotect to PROT_EXEC", act_mprotect_x, BOTH_MODES },
-	{ "ioctl not on the list (BLKRRPART)", act_ioctl_unlisted, BOTH_MODES },
-	{ "iomap ioctl in classic mode", act_ioctl_iomap, CLASSIC_ONLY },
-	{ "fstat (no metadata lookups)", act_fstat, BOTH_MODES },
-	{ "bpf", act_bpf, BOTH_MODES },
-	{ "keyctl", act_keyctl, BOTH_MODES },
-	{ "userfaultfd", act_userfaultfd, BOTH_MODES },
-	{ "unshare", act_unshare, BOTH_MODES },
-	{ "kill of another process", act_kill_other, BOTH_MODES },
-	{ "x32 ABI system call", act_x32_abi, BOTH_MODES },
-	{ NULL }
-};
-
-static void test_forbidden(const struct forbidden *f)
+static void test_forbidden(const struct ext4cell_trigger *f)
 {
 	char name[128], diag[256], how[64];
 	int status = run_child(f->act, NO_SANDBOX);
 
 	describe(status, how, sizeof(how));
-	snprintf(name, sizeof(name), "%s is killed by SIGSYS", f->name);
+	snprintf(name, sizeof(name), "%s is killed by SIGSYS", f->what);
 	if (WIFSIGNALED(status) || WEXITSTATUS(status) != 0) {
 		snprintf(diag, sizeof(diag), "without the sandbox the act %s", how);
 		report(false, name, diag);
@@ -652,7 +480,7 @@ int main(void)
 	test_status();
 	test_abort();
 	test_sanitizer_report();
-	for (const struct forbidden *f = forbidden; f->name; f++)
-		test_forbidden(f);
+	for (const struct ext4cell_trigger *t = ext4cell_triggers; t->name; t++)
+		test_forbidden(t);
 	return failures ? 1 : 0;
 }
