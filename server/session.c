@@ -50,6 +50,8 @@ static const struct fuse_lowlevel_ops ops = {
 	.listxattr = ec_op_listxattr,
 	.removexattr = ec_op_removexattr,
 	.create = ec_op_create,
+	.fallocate = ec_op_fallocate,
+	.lseek = ec_op_lseek,
 };
 
 int ec_session_new(struct ec_ctx *c, const char *fsname)

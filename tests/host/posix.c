@@ -517,6 +517,72 @@ static int t_permissions(void)
 	return 0;
 }
 
+static bool all_zero(const unsigned char *b, size_t n)
+{
+	while (n--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+static int t_fallocate(void)
+{
+	static unsigned char ref[1 << 20], buf[1 << 20];
+	struct stat a, b;
+	int fd = open("f", O_CREAT | O_RDWR, 0644);
+	bool extents;
+
+	CHECK(fd >= 0);
+	pattern(ref, sizeof(ref), 5);
+	CHECK(pwrite(fd, ref, sizeof(ref), 0) == (ssize_t)sizeof(ref));
+	CHECK(fstat(fd, &a) == 0);
+	CHECK(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 4096 + 100, 200000) == 0);
+	CHECK(fstat(fd, &b) == 0 && b.st_size == a.st_size && b.st_blocks < a.st_blocks);
+	CHECK(pread(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf));
+	CHECK(!memcmp(buf, ref, 4196) && all_zero(buf + 4196, 200000));
+	CHECK(!memcmp(buf + 204196, ref + 204196, sizeof(ref) - 204196));
+	extents = fallocate(fd, 0, 2 << 20, 1 << 20) == 0;
+	if (!extents) {
+		CHECK(errno == EOPNOTSUPP); /* block-mapped files, as with ext4 */
+		close(fd);
+		return 0;
+	}
+	CHECK(fstat(fd, &a) == 0 && a.st_size == 3 << 20 && a.st_blocks > b.st_blocks);
+	CHECK(pread(fd, buf, 1 << 20, 2 << 20) == 1 << 20 && all_zero(buf, 1 << 20));
+	CHECK(fallocate(fd, FALLOC_FL_KEEP_SIZE, 3 << 20, 1 << 20) == 0);
+	CHECK(fstat(fd, &b) == 0 && b.st_size == 3 << 20 && b.st_blocks > a.st_blocks);
+	CHECK(fallocate(fd, FALLOC_FL_ZERO_RANGE, 500000, 100000) == 0);
+	CHECK(pread(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf));
+	CHECK(all_zero(buf + 500000, 100000) && !memcmp(buf + 600000, ref + 600000, 1000));
+	CHECK(!memcmp(buf + 400000, ref + 400000, 100000));
+	CHECK(fallocate(fd, FALLOC_FL_ZERO_RANGE, (3 << 20) + 10, 5000) == 0);
+	CHECK(fstat(fd, &b) == 0 && b.st_size == (3 << 20) + 5010);
+	close(fd);
+	return 0;
+}
+
+static int t_seek(void)
+{
+	const off_t far = 1 << 20;
+	int fd = open("s", O_CREAT | O_RDWR, 0644);
+	char blk[8192];
+
+	CHECK(fd >= 0);
+	memset(blk, 'x', sizeof(blk));
+	CHECK(pwrite(fd, blk, 8192, 0) == 8192 && pwrite(fd, blk, 4096, far) == 4096);
+	CHECK(lseek(fd, 0, SEEK_DATA) == 0);
+	CHECK(lseek(fd, 100, SEEK_DATA) == 100);
+	CHECK(lseek(fd, 0, SEEK_HOLE) == 8192);
+	CHECK(lseek(fd, 9000, SEEK_DATA) == far);
+	CHECK(lseek(fd, far + 10, SEEK_HOLE) == far + 4096);
+	CHECK(lseek(fd, far + 4096, SEEK_DATA) == -1 && errno == ENXIO);
+	CHECK(ftruncate(fd, far * 4) == 0);
+	CHECK(lseek(fd, far + 4096, SEEK_HOLE) == far + 4096);
+	CHECK(lseek(fd, far + 4096, SEEK_DATA) == -1 && errno == ENXIO);
+	close(fd);
+	return 0;
+}
+
 struct test {
 	const char *name;
 	int (*fn)(void);
@@ -530,7 +596,7 @@ static const struct test tests[] = {
 	{ "xattr", t_xattr }, { "symlinks", t_symlinks }, { "mknod", t_mknod },
 	{ "dirs", t_dirs }, { "attrs", t_attrs }, { "statfs", t_statfs }, { "fsync", t_fsync },
 	{ "readdir_unlink", t_readdir_unlink }, { "bigio", t_bigio },
-	{ "permissions", t_permissions },
+	{ "permissions", t_permissions }, { "fallocate", t_fallocate }, { "seek", t_seek },
 };
 
 static bool selected(const char *name, int argc, char **argv)

@@ -1,0 +1,222 @@
+/* server/ops_space.c: FUSE fallocate (allocate, KEEP_SIZE, PUNCH_HOLE,
+ * ZERO_RANGE) and lseek (SEEK_DATA, SEEK_HOLE). Unwritten extents read as
+ * zeros and count as holes, as in the kernel's ext4. */
+#include "ops.h"
+
+#include <errno.h>
+#include <linux/falloc.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Upper bound on extents visited by one lseek, against hostile trees. */
+#define EC_MAX_EXTENT_STEPS (1u << 24)
+
+/* Writes zeros over [off, end) (a part of one block). */
+static int zero_bytes(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, uint64_t end)
+{
+	char *z;
+	int rc;
+
+	if (end <= off)
+		return 0;
+	z = calloc(1, end - off);
+	if (!z)
+		return ENOMEM;
+	rc = ec_write_data(c, ino, z, end - off, off);
+	free(z);
+	return rc;
+}
+
+/* Zeros [off, end) inside the file: partial blocks are written with zeros,
+ * whole blocks are deallocated. */
+static int punch(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, uint64_t end)
+{
+	uint64_t bs = c->fs->blocksize;
+	uint64_t first = (off + bs - 1) / bs, last = end / bs; /* whole blocks [first, last) */
+	errcode_t err;
+	int rc;
+
+	if (end <= off)
+		return 0;
+	if (first >= last)
+		return zero_bytes(c, ino, off, end);
+	rc = zero_bytes(c, ino, off, first * bs);
+	if (!rc)
+		rc = zero_bytes(c, ino, last * bs, end);
+	if (rc)
+		return rc;
+	err = ext2fs_punch(c->fs, ino, NULL, NULL, first, last - 1);
+	return err ? ec_errno(c, err, ino, "punch") : 0;
+}
+
+static int allocate(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, uint64_t end)
+{
+	uint64_t bs = c->fs->blocksize, first = off / bs, last = (end + bs - 1) / bs;
+	errcode_t err = ext2fs_fallocate(c->fs, EXT2_FALLOCATE_FORCE_UNINIT, ino, NULL, ~0ULL,
+					 first, last - first);
+
+	return err ? ec_errno(c, err, ino, "fallocate") : 0;
+}
+
+static int do_fallocate(struct ec_ctx *c, ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len, size;
+	ec_inode in;
+	int rc = ec_read_inode(c, ino, &in);
+
+	if (rc)
+		return rc;
+	if (!LINUX_S_ISREG(in.i_mode))
+		return LINUX_S_ISDIR(in.i_mode) ? EISDIR : ENODEV;
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
+		return EOPNOTSUPP;
+	if ((mode & FALLOC_FL_PUNCH_HOLE) && (mode & FALLOC_FL_ZERO_RANGE))
+		return EOPNOTSUPP;
+	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
+		return EOPNOTSUPP;
+	if (!(in.i_flags & EXT4_EXTENTS_FL) && !(mode & FALLOC_FL_PUNCH_HOLE))
+		return EOPNOTSUPP; /* as ext4 does for block-mapped files */
+	if (end < off || end > (1ULL << 60))
+		return EFBIG;
+	size = ec_isize(&in);
+	if (mode & FALLOC_FL_PUNCH_HOLE)
+		rc = punch(c, ino, off, end < size ? end : size);
+	else if (mode & FALLOC_FL_ZERO_RANGE) {
+		rc = punch(c, ino, off, end < size ? end : size);
+		if (!rc)
+			rc = allocate(c, ino, off, end);
+	} else {
+		rc = allocate(c, ino, off, end);
+	}
+	if (!rc && !(mode & FALLOC_FL_KEEP_SIZE) && end > size)
+		rc = ec_truncate(c, ino, end);
+	return rc ? rc : ec_touch(c, ino, true);
+}
+
+void ec_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+		     struct fuse_file_info *fi)
+{
+	struct ec_ctx *c = ec_req_ctx(req);
+
+	(void)fi;
+	EC_CHECK_RW(c, req);
+	if (offset < 0 || length <= 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	fuse_reply_err(req, do_fallocate(c, ec_ino(ino), mode, (uint64_t)offset, (uint64_t)length));
+}
+
+/* First written block range [*ds, *de) at or after blk in an extent-mapped
+ * file; *ds = ~0 when there is none. */
+static int next_data_extents(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t blk,
+			     blk64_t *ds, blk64_t *de)
+{
+	ext2_extent_handle_t h;
+	struct ext2fs_extent e;
+	unsigned int steps;
+	errcode_t err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)in, &h);
+
+	*ds = *de = ~0ULL;
+	if (err)
+		return ec_errno(c, err, ino, "extent_open");
+	err = ext2fs_extent_get(h, EXT2_EXTENT_ROOT, &e);
+	for (steps = 0; !err && steps < EC_MAX_EXTENT_STEPS; steps++) {
+		if ((e.e_flags & EXT2_EXTENT_FLAGS_LEAF) && !(e.e_flags & EXT2_EXTENT_FLAGS_UNINIT) &&
+		    e.e_len && e.e_lblk + e.e_len > blk) {
+			if (*ds == ~0ULL) {
+				*ds = e.e_lblk > blk ? e.e_lblk : blk;
+				*de = e.e_lblk + e.e_len;
+			} else if (e.e_lblk == *de) {
+				*de = e.e_lblk + e.e_len;
+			} else {
+				break;
+			}
+		} else if ((e.e_flags & EXT2_EXTENT_FLAGS_LEAF) && *ds != ~0ULL && e.e_lblk + e.e_len > blk) {
+			break; /* an unwritten extent ends the data run */
+		}
+		err = ext2fs_extent_get(h, EXT2_EXTENT_NEXT, &e);
+	}
+	ext2fs_extent_free(h);
+	if (err && err != EXT2_ET_EXTENT_NO_NEXT)
+		return ec_errno(c, err, ino, "extent_get");
+	return steps < EC_MAX_EXTENT_STEPS ? 0 : ec_corrupt(c, ino, "extent tree too large");
+}
+
+/* The same for block-mapped files, one block at a time up to last. */
+static int next_data_blocks(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t blk,
+			    blk64_t last, blk64_t *ds, blk64_t *de)
+{
+	*ds = *de = ~0ULL;
+	for (; blk <= last; blk++) {
+		blk64_t phys = 0;
+		errcode_t err = ext2fs_bmap2(c->fs, ino, (struct ext2_inode *)in, NULL, 0, blk, NULL, &phys);
+		if (err)
+			return ec_errno(c, err, ino, "bmap");
+		if (phys && *ds == ~0ULL)
+			*ds = blk;
+		if (!phys && *ds != ~0ULL)
+			break;
+	}
+	if (*ds != ~0ULL)
+		*de = blk;
+	return 0;
+}
+
+static int do_lseek(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, int whence, uint64_t *res)
+{
+	uint64_t bs = c->fs->blocksize, size, b;
+	blk64_t ds, de;
+	ec_inode in;
+	int rc = ec_read_inode(c, ino, &in);
+
+	if (rc)
+		return rc;
+	size = ec_isize(&in);
+	if (off >= size)
+		return ENXIO;
+	if (in.i_flags & EXT4_INLINE_DATA_FL) {
+		*res = whence == SEEK_DATA ? off : size;
+		return 0;
+	}
+	for (b = off / bs;;) {
+		rc = in.i_flags & EXT4_EXTENTS_FL
+			     ? next_data_extents(c, ino, &in, b, &ds, &de)
+			     : next_data_blocks(c, ino, &in, b, (size - 1) / bs, &ds, &de);
+		if (rc)
+			return rc;
+		if (whence == SEEK_DATA) {
+			if (ds == ~0ULL || ds * bs >= size)
+				return ENXIO;
+			*res = ds * bs > off ? ds * bs : off;
+			return 0;
+		}
+		if (ds != b || de * bs >= size) {
+			uint64_t hole = ds == b ? size : b * bs;
+			*res = hole > off ? hole : off;
+			if (*res > size)
+				*res = size;
+			return 0;
+		}
+		b = de;
+	}
+}
+
+void ec_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse_file_info *fi)
+{
+	struct ec_ctx *c = ec_req_ctx(req);
+	uint64_t res = 0;
+	int rc;
+
+	(void)fi;
+	if (whence != SEEK_DATA && whence != SEEK_HOLE)
+		rc = EINVAL;
+	else if (off < 0)
+		rc = ENXIO;
+	else
+		rc = do_lseek(c, ec_ino(ino), (uint64_t)off, whence, &res);
+	if (rc)
+		fuse_reply_err(req, rc);
+	else
+		fuse_reply_lseek(req, (off_t)res);
+}
