@@ -56,7 +56,8 @@ static int policy(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 {
 	char name[32];
-	int fl = fcntl(devfd, F_GETFL), flags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP;
+	/* FORCE: libext2fs skips its own feature check; policy() names the feature */
+	int fl = fcntl(devfd, F_GETFL), flags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP | EXT2_FLAG_FORCE;
 	errcode_t e;
 
 	if (fl < 0)
