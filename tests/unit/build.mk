@@ -5,6 +5,6 @@
 PROGRAMS += $(BUILD)/tests/unit/seccomp_test
 CPPFLAGS_tests += -Iseccomp
 
-$(BUILD)/tests/unit/seccomp_test: $(BUILD)/tests/unit/seccomp_test.o $(SECCOMP_OBJS) \
-				  $(SECCOMP_TEST_OBJS)
+$(BUILD)/tests/unit/seccomp_test: $(BUILD)/tests/unit/seccomp_test.o \
+				  $(sort $(SECCOMP_OBJS) $(SECCOMP_TEST_OBJS))
 	$(CC) $(LDFLAGS) -o $@ $^ $(SECCOMP_LIBS) -lpthread

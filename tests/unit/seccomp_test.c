@@ -8,6 +8,8 @@
  *   - /proc/PID/status and /proc/PID/limits of a sandboxed child show no
  *     capabilities, no_new_privs, seccomp filter mode, the limits;
  *   - the printed allowlist matches the mode.
+ * `seccomp_test --list-triggers` prints the names of the acts the classic-mode
+ * sandbox kills, for tests/host/seccomp.suite.
  * The triggers are linked into test programs and test builds of the server only.
  */
 #include <errno.h>
@@ -470,8 +472,14 @@ static void setup(void)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--list-triggers")) {
+		for (const struct ext4cell_trigger *t = ext4cell_triggers; t->name; t++)
+			if (t->kill_modes & (1u << EXT4CELL_SANDBOX_CLASSIC))
+				puts(t->name);
+		return 0;
+	}
 	setup();
 	test_bad_mode();
 	test_print();
