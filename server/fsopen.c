@@ -17,8 +17,9 @@ static int refuse(char *err, size_t errlen, const char *fmt, const char *a, cons
 	return -1;
 }
 
-/* Decides c->ro from options, device access mode, features and journal state. */
-static int policy(struct ec_ctx *c, int devfd, char *err, size_t errlen)
+/* Decides c->ro from options, device access mode, features and journal state;
+ * replays the journal when needed (returns 1 then: the caller must reopen). */
+static int policy(struct ec_ctx *c, int devfd, bool replayed, char *err, size_t errlen)
 {
 	struct ext2_super_block *sb = c->fs->super;
 	char why[256];
@@ -44,13 +45,35 @@ static int policy(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 			return refuse(err, errlen, "%s: %s", c->devname,
 				      "the journal needs recovery but the device is read-only "
 				      "(use -o norecovery to mount without it)");
+		} else if (replayed) {
+			/* our replay emptied the journal; the caller clears the flag */
 		} else if (ec_journal_replay(c->fs, why, sizeof(why))) {
 			return refuse(err, errlen, "%s: journal replay failed: %s", c->devname, why);
+		} else {
+			return 1; /* replayed: what libext2fs read may be stale */
 		}
 	}
 	if (c->opt.norecovery)
 		c->ro = true;
 	return 0;
+}
+
+/* The superblock's free counts are not kept exact by the kernel (nor
+ * journaled): recompute them from the group descriptors, as the kernel does. */
+static void recount(ext2_filsys fs)
+{
+	blk64_t blocks = 0;
+	__u64 inodes = 0;
+	dgrp_t g;
+
+	for (g = 0; g < fs->group_desc_count; g++) {
+		blocks += ext2fs_bg_free_blocks_count(fs, g);
+		inodes += ext2fs_bg_free_inodes_count(fs, g);
+	}
+	if (blocks <= ext2fs_blocks_count(fs->super))
+		ext2fs_free_blocks_count_set(fs->super, blocks);
+	if (inodes <= fs->super->s_inodes_count)
+		fs->super->s_free_inodes_count = (__u32)inodes;
 }
 
 int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
@@ -59,6 +82,8 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 	/* FORCE: libext2fs skips its own feature check; policy() names the feature */
 	int fl = fcntl(devfd, F_GETFL), flags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP | EXT2_FLAG_FORCE;
 	errcode_t e;
+	int rc;
+	bool recovered = false;
 
 	if (fl < 0)
 		return refuse(err, errlen, "%s: bad device fd: %s", c->devname, strerror(errno));
@@ -67,12 +92,25 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 	if ((fl & O_ACCMODE) != O_RDONLY)
 		flags |= EXT2_FLAG_RW; /* rw at the I/O level; c->ro decides what we write */
 	ec_fdio_name(devfd, name, sizeof(name));
-	e = ext2fs_open2(name, NULL, flags, 0, 0, ec_fdio_manager, &c->fs);
-	if (e)
-		return refuse(err, errlen, "%s: not a valid ext2/3/4 filesystem: %s", c->devname,
-			      error_message(e));
-	if (policy(c, devfd, err, errlen))
-		goto fail;
+	for (;;) {
+		e = ext2fs_open2(name, NULL, flags, 0, 0, ec_fdio_manager, &c->fs);
+		if (e)
+			return refuse(err, errlen, "%s: not a valid ext2/3/4 filesystem: %s", c->devname,
+				      error_message(e));
+		rc = policy(c, devfd, recovered, err, errlen);
+		if (rc < 0)
+			goto fail;
+		if (rc == 0)
+			break;
+		/* after a replay: drop what was read, open again, clear the flag */
+		ext2fs_free(c->fs);
+		c->fs = NULL;
+		recovered = true;
+	}
+	if (recovered) {
+		ext2fs_clear_feature_journal_needs_recovery(c->fs->super);
+		ext2fs_mark_super_dirty(c->fs);
+	}
 	e = ext2fs_check_desc(c->fs);
 	if (!e && !c->ro)
 		e = ext2fs_read_bitmaps(c->fs);
@@ -88,6 +126,7 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 		c->fs->flags &= ~EXT2_FLAG_RW;
 		return 0;
 	}
+	recount(c->fs);
 	c->fs->super->s_state &= ~EXT2_VALID_FS;
 	c->fs->super->s_mnt_count++;
 	c->fs->super->s_mtime = (__u32)time(NULL);

@@ -1,0 +1,58 @@
+#!/bin/bash
+# bench/fuse2fs-compare.sh: ext4cell-server (classic FUSE mode) against Debian's
+# fuse2fs on the same fresh ext4 image, in one run: streaming 1 GiB write and
+# read (remounted in between so the read comes from the server), 10 000 file
+# create/stat/unlink, and tar x of /usr/include. Prints seconds and the ratio
+# fuse2fs/ext4cell (above 1: ext4cell is faster). A benchmark, not a test.
+# usage: bench/fuse2fs-compare.sh [BUILD-DIR]   (default build/, needs root)
+set -u
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$repo/build}
+work=$(mktemp -d /tmp/ext4cell-bench.XXXXXX)
+trap 'umount "$work/mnt" 2>/dev/null; rm -rf "$work"' EXIT
+mkdir -p "$work/mnt"
+tar -C /usr -cf "$work/src.tar" include
+
+start() { # start NAME: mount a fresh image with that server in the background
+	rm -f "$work/img"
+	truncate -s 4G "$work/img" && mkfs.ext4 -q -F "$work/img"
+	case $1 in
+	ext4cell) "$build/ext4cell-server" -o kernel "$work/img" "$work/mnt" 2>>"$work/log" & ;;
+	fuse2fs) fuse2fs -f -o allow_other "$work/img" "$work/mnt" >>"$work/log" 2>&1 & ;;
+	esac
+	pid=$!
+	for _ in $(seq 100); do mountpoint -q "$work/mnt" && return 0; sleep 0.1; done
+	echo "bench: $1 did not mount" >&2
+	exit 1
+}
+stop() { umount "$work/mnt"; wait "$pid"; }
+remount() { umount "$work/mnt"; wait "$pid"; restart "$1"; }
+restart() {
+	case $1 in
+	ext4cell) "$build/ext4cell-server" -o kernel "$work/img" "$work/mnt" 2>>"$work/log" & ;;
+	fuse2fs) fuse2fs -f -o allow_other "$work/img" "$work/mnt" >>"$work/log" 2>&1 & ;;
+	esac
+	pid=$!
+	for _ in $(seq 100); do mountpoint -q "$work/mnt" && return 0; sleep 0.1; done
+}
+secs() { local t0; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; echo "$(date +%s.%N) - $t0" | bc; }
+
+declare -A r
+for s in fuse2fs ext4cell; do
+	start $s
+	r[$s,write]=$(secs dd if=/dev/zero of="$work/mnt/big" bs=1M count=1024 conv=fsync)
+	remount $s
+	r[$s,read]=$(secs dd if="$work/mnt/big" of=/dev/null bs=1M)
+	rm -f "$work/mnt/big"
+	mkdir "$work/mnt/small"
+	out=$("$build/bench/smallfiles" "$work/mnt/small" 10000)
+	for k in create stat unlink; do r[$s,$k]=$(awk -v k=$k '$1 == k {print $2}' <<<"$out"); done
+	mkdir "$work/mnt/tree"
+	r[$s,tar]=$(secs tar -C "$work/mnt/tree" -xf "$work/src.tar")
+	stop
+done
+printf '%-28s %10s %10s %8s\n' test fuse2fs ext4cell ratio
+for k in write read create stat unlink tar; do
+	printf '%-28s %10.2f %10.2f %8.2f\n' "$k" "${r[fuse2fs,$k]}" "${r[ext4cell,$k]}" \
+		"$(echo "${r[fuse2fs,$k]} / ${r[ext4cell,$k]}" | bc -l)"
+done
