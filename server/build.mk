@@ -3,6 +3,6 @@
 .DEFAULT_GOAL := all
 SERVER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard server/*.c))
 CPPFLAGS_server := $(shell $(PKG_CONFIG) --cflags fuse3 ext2fs)
-$(BUILD)/ext4cell-server: $(SERVER_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs fuse3 ext2fs com_err)
+$(BUILD)/ext4cell-server: $(SERVER_OBJS) $(SECCOMP_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs fuse3 ext2fs com_err) $(SECCOMP_LIBS)
 PROGRAMS += $(BUILD)/ext4cell-server

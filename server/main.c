@@ -12,9 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef EXT4CELL_HAVE_SANDBOX
 #include "../seccomp/sandbox.h"
-#endif
 
 static const char usage[] =
 "usage: ext4cell-server [-f] [-o OPTIONS] DEVICE|IMAGE MOUNTPOINT\n"
@@ -24,6 +22,8 @@ static const char usage[] =
 "driver. The first form opens DEVICE, mounts it on MOUNTPOINT and serves it in\n"
 "the foreground until it is unmounted. The second serves an already-mounted\n"
 "/dev/fuse file descriptor N with the already-open device descriptor M.\n"
+"Before reading the image the server enters its sandbox (SECURITY.md); it then\n"
+"cannot unmount: stopped by a signal, it leaves MOUNTPOINT to umount.\n"
 "\n"
 "  -o OPTIONS       comma-separated mount options (below); may be repeated\n"
 "  -f, --foreground accepted for compatibility; the server always stays in the\n"
@@ -32,6 +32,8 @@ static const char usage[] =
 "  --fuse-fd=N      the /dev/fuse descriptor (fd mode)\n"
 "  --dev-fd=M       the device descriptor, opened read-write or read-only (fd mode)\n"
 "  --dev-name=NAME  name of the device in messages (fd mode)\n"
+"  --print-seccomp  print the seccomp allowlist of each mode\n"
+"  --no-sandbox     for debugging only: serve without the sandbox\n"
 "  -h, --help       this text\n"
 "  -V, --version    version\n"
 "\n"
@@ -51,7 +53,7 @@ static const char usage[] =
 
 struct cli {
 	struct ec_options opt;
-	bool fd_mode;
+	bool fd_mode, no_sandbox;
 	int fuse_fd, dev_fd;
 	const char *dev, *mnt, *dev_name;
 };
@@ -80,6 +82,8 @@ static int parse_cli(int argc, char **argv, struct cli *cl)
 		{ "fuse-fd", required_argument, NULL, 'F' },
 		{ "dev-fd", required_argument, NULL, 'D' },
 		{ "dev-name", required_argument, NULL, 'N' },
+		{ "print-seccomp", no_argument, NULL, 'P' },
+		{ "no-sandbox", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char err[256];
@@ -114,6 +118,13 @@ static int parse_cli(int argc, char **argv, struct cli *cl)
 		case 'N':
 			cl->dev_name = optarg;
 			break;
+		case 'P':
+			ext4cell_sandbox_print(stdout, EXT4CELL_SANDBOX_CLASSIC);
+			ext4cell_sandbox_print(stdout, EXT4CELL_SANDBOX_IOMAP);
+			return 1;
+		case 'U':
+			cl->no_sandbox = true;
+			break;
 		default:
 			fputs(usage, stderr);
 			return -1;
@@ -137,25 +148,28 @@ static int parse_cli(int argc, char **argv, struct cli *cl)
 }
 
 /* Called once the server holds every fd it needs and before it reads the image. */
-static int enter_sandbox(void)
+static int enter_sandbox(bool no_sandbox)
 {
-#ifdef EXT4CELL_HAVE_SANDBOX
 	char err[256];
 
-	if (ext4cell_sandbox_enter(0, err, sizeof(err))) {
+	if (no_sandbox) {
+		fprintf(stderr, "ext4cell-server: warning: --no-sandbox: no seccomp filter, "
+			"capabilities kept; for debugging only\n");
+		return 0;
+	}
+	if (ext4cell_sandbox_enter(EXT4CELL_SANDBOX_CLASSIC, err, sizeof(err))) {
 		fprintf(stderr, "ext4cell-server: sandbox: %s\n", err);
 		return -1;
 	}
-#endif
 	return 0;
 }
 
-static int serve(struct ec_ctx *c, int devfd)
+static int serve(struct ec_ctx *c, int devfd, bool no_sandbox)
 {
 	char err[512];
 	int rc;
 
-	if (enter_sandbox())
+	if (enter_sandbox(no_sandbox))
 		return -1;
 	if (ec_fs_open(c, devfd, err, sizeof(err))) {
 		fprintf(stderr, "ext4cell-server: %s\n", err);
@@ -209,8 +223,10 @@ int main(int argc, char **argv)
 		fuse_session_destroy(c.se);
 		return 1;
 	}
-	rc = serve(&c, devfd);
-	if (!cl.fd_mode)
+	rc = serve(&c, devfd, cl.no_sandbox);
+	/* Sandboxed, the server may not unmount (no umount2, no CAP_SYS_ADMIN): the
+	 * user's umount ended the loop, or the mount fails with ENOTCONN until umount. */
+	if (!cl.fd_mode && cl.no_sandbox)
 		fuse_session_unmount(c.se);
 	fuse_session_destroy(c.se);
 	close(devfd);
