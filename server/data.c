@@ -1,9 +1,122 @@
-/* server/data.c: file contents through libext2fs file handles (extents,
- * indirect blocks and inline data alike). A handle lives for one call only:
- * libext2fs handles cache the inode, so long-lived ones would go stale. */
+/* server/data.c: file contents. Reads of extent-mapped files go straight to
+ * the device, one transfer per extent; everything else goes through
+ * libext2fs file handles (extents, indirect blocks and inline data alike).
+ * A handle lives for one call only: libext2fs handles cache the inode, so
+ * long-lived ones would go stale. */
 #include "ops.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Copies n bytes starting at byte inoff of device block pblk into dst;
+ * whole blocks move in one transfer, partial ones through a bounce block. */
+static int read_run(struct ec_ctx *c, ext2_ino_t ino, blk64_t pblk, uint64_t inoff, uint64_t n,
+		    char *dst)
+{
+	uint64_t bs = c->fs->blocksize, nblk = (inoff + n + bs - 1) / bs;
+	errcode_t err = 0;
+	char *bounce = NULL;
+
+	if (pblk < c->fs->super->s_first_data_block || pblk + nblk > ext2fs_blocks_count(c->fs->super) ||
+	    pblk + nblk < pblk)
+		return ec_corrupt(c, ino, "extent points outside the filesystem");
+	while (!err && n) {
+		uint64_t take = bs - inoff < n ? bs - inoff : n;
+		if (inoff || take < bs) {
+			if (!bounce && !(bounce = malloc(bs)))
+				return ENOMEM;
+			err = io_channel_read_blk64(c->fs->io, pblk, 1, bounce);
+			if (!err)
+				memcpy(dst, bounce + inoff, take);
+			inoff = 0;
+			pblk++;
+		} else {
+			uint64_t whole = n / bs > (1u << 30) / bs ? (1u << 30) / bs : n / bs;
+			take = whole * bs;
+			err = io_channel_read_blk64(c->fs->io, pblk, (int)whole, dst);
+			pblk += whole;
+		}
+		dst += take;
+		n -= take;
+	}
+	free(bounce);
+	return err ? ec_errno(c, err, ino, "read") : 0;
+}
+
+/* Where the mapping of lblk ends: fills *pblk (0 for a hole or an unwritten
+ * extent) and *end (first logical block after the run). */
+static int map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t lblk,
+		   blk64_t *pblk, blk64_t *end)
+{
+	struct ext2fs_extent e;
+	errcode_t err = ext2fs_extent_goto(h, lblk);
+	int steps;
+
+	*pblk = 0;
+	*end = ~0ULL;
+	if (!err) {
+		err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e);
+		if (err)
+			return ec_errno(c, err, ino, "extent_get");
+		if (e.e_lblk > lblk || e.e_lblk + e.e_len <= lblk)
+			return ec_corrupt(c, ino, "extent lookup returned a wrong extent");
+		if (!(e.e_flags & EXT2_EXTENT_FLAGS_UNINIT))
+			*pblk = e.e_pblk + (lblk - e.e_lblk);
+		*end = e.e_lblk + e.e_len;
+		return 0;
+	}
+	if (err != EXT2_ET_EXTENT_NOT_FOUND)
+		return ec_errno(c, err, ino, "extent_goto");
+	/* a hole: it ends where the next extent starts */
+	err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e);
+	for (steps = 0; !err && steps < 1024; steps++) {
+		if ((e.e_flags & EXT2_EXTENT_FLAGS_LEAF) && e.e_lblk > lblk) {
+			*end = e.e_lblk;
+			return 0;
+		}
+		err = ext2fs_extent_get(h, EXT2_EXTENT_NEXT_LEAF, &e);
+	}
+	if (!err)
+		return ec_corrupt(c, ino, "extent tree walk too long");
+	if (err == EXT2_ET_EXTENT_NO_NEXT || err == EXT2_ET_NO_CURRENT_NODE)
+		return 0; /* a hole up to the end of the file */
+	return ec_errno(c, err, ino, "extent_get");
+}
+
+static int read_extents(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, char *buf, uint64_t len,
+			uint64_t off, uint64_t *got)
+{
+	uint64_t bs = c->fs->blocksize, size = ec_isize(in), pos = off, end;
+	ext2_extent_handle_t h;
+	errcode_t err;
+	int rc = 0;
+
+	*got = 0;
+	if (off >= size)
+		return 0;
+	end = len < size - off ? off + len : size;
+	err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)in, &h);
+	if (err)
+		return ec_errno(c, err, ino, "extent_open");
+	while (!rc && pos < end) {
+		blk64_t pblk, stop;
+		uint64_t run_end;
+		rc = map_run(c, ino, h, pos / bs, &pblk, &stop);
+		if (rc)
+			break;
+		run_end = stop > end / bs ? end : stop * bs;
+		if (pblk)
+			rc = read_run(c, ino, pblk, pos % bs, run_end - pos, buf + (pos - off));
+		else
+			memset(buf + (pos - off), 0, run_end - pos);
+		pos = run_end;
+	}
+	ext2fs_extent_free(h);
+	if (!rc)
+		*got = end - off;
+	return rc;
+}
 
 static int close_file(struct ec_ctx *c, ext2_ino_t ino, ext2_file_t f, int rc)
 {
@@ -16,10 +129,16 @@ int ec_read_data(struct ec_ctx *c, ext2_ino_t ino, void *buf, uint64_t len, uint
 		 uint64_t *got)
 {
 	ext2_file_t f;
-	errcode_t err = ext2fs_file_open2(c->fs, ino, NULL, 0, &f);
-	int rc = 0;
+	ec_inode in;
+	errcode_t err;
+	int rc = ec_read_inode(c, ino, &in);
 
 	*got = 0;
+	if (rc)
+		return rc;
+	if ((in.i_flags & EXT4_EXTENTS_FL) && !(in.i_flags & EXT4_INLINE_DATA_FL))
+		return read_extents(c, ino, &in, buf, len, off, got);
+	err = ext2fs_file_open2(c->fs, ino, (struct ext2_inode *)&in, 0, &f);
 	if (err)
 		return ec_errno(c, err, ino, "file_open");
 	err = ext2fs_file_llseek(f, off, EXT2_SEEK_SET, NULL);

@@ -1,6 +1,8 @@
 /* server/fdio.c: io_manager that moves blocks with pread/pwrite on a file
  * descriptor the server was given; it never opens a path. When the fd has
- * O_DIRECT, unaligned transfers go through an aligned bounce buffer. */
+ * O_DIRECT, unaligned transfers go through an aligned bounce buffer.
+ * Single-block reads (metadata, mostly) go through a direct-mapped,
+ * write-through cache: the device always holds what was written. */
 #include "fdio.h"
 
 #include <errno.h>
@@ -13,10 +15,13 @@
 #include <unistd.h>
 
 #define EC_DIRECT_ALIGN 4096
+#define EC_CACHE_SLOTS 4096
 
 struct fdio {
 	int fd;
 	bool direct;
+	char *cache;			/* EC_CACHE_SLOTS blocks, or NULL */
+	unsigned long long *tag;	/* block number + 1 per slot, 0 = empty */
 };
 
 static struct struct_io_manager fdio_struct;
@@ -93,14 +98,69 @@ static errcode_t range(io_channel ch, unsigned long long block, int count,
 	return 0;
 }
 
+static void cache_drop(struct fdio *f)
+{
+	free(f->cache);
+	free(f->tag);
+	f->cache = NULL;
+	f->tag = NULL;
+}
+
+/* The cache slot of block, or NULL when there is no cache. */
+static char *slot(io_channel ch, unsigned long long block, unsigned long long **tag)
+{
+	struct fdio *f = ch->private_data;
+	size_t i = (size_t)(block % EC_CACHE_SLOTS);
+
+	if (!f->cache) {
+		f->cache = malloc((size_t)EC_CACHE_SLOTS * (size_t)ch->block_size);
+		f->tag = calloc(EC_CACHE_SLOTS, sizeof(*f->tag));
+		if (!f->cache || !f->tag) {
+			cache_drop(f);
+			return NULL;
+		}
+	}
+	*tag = &f->tag[i];
+	return f->cache + i * (size_t)ch->block_size;
+}
+
+/* Forgets cached copies of the bytes [off, off + len). */
+static void cache_forget(io_channel ch, off_t off, size_t len)
+{
+	struct fdio *f = ch->private_data;
+	unsigned long long b, first = (unsigned long long)off / (unsigned)ch->block_size;
+	unsigned long long last = ((unsigned long long)off + len + (unsigned)ch->block_size - 1) /
+				  (unsigned)ch->block_size;
+
+	if (!f->cache)
+		return;
+	if (last - first >= EC_CACHE_SLOTS) {
+		memset(f->tag, 0, EC_CACHE_SLOTS * sizeof(*f->tag));
+		return;
+	}
+	for (b = first; b < last; b++)
+		if (f->tag[b % EC_CACHE_SLOTS] == b + 1)
+			f->tag[b % EC_CACHE_SLOTS] = 0;
+}
+
 static errcode_t fdio_read64(io_channel ch, unsigned long long block, int count, void *data)
 {
 	size_t len = 0;
 	off_t off = 0;
+	unsigned long long *tag = NULL;
+	char *c = count == 1 ? slot(ch, block, &tag) : NULL;
 	errcode_t err = range(ch, block, count, &len, &off);
 
+	if (!err && c && *tag == block + 1) {
+		memcpy(data, c, len);
+		return 0;
+	}
 	if (!err)
 		err = do_io(ch, false, data, len, off);
+	if (!err && c) {
+		memcpy(c, data, len);
+		*tag = block + 1;
+	}
 	if (err && ch->read_error)
 		return ch->read_error(ch, (unsigned long)block, count, data, len, 0, err);
 	return err;
@@ -114,7 +174,17 @@ static errcode_t fdio_write64(io_channel ch, unsigned long long block, int count
 	errcode_t err = range(ch, block, count, &len, &off);
 
 	if (!err)
+		cache_forget(ch, off, len);
+	if (!err)
 		err = do_io(ch, true, (void *)data, len, off);
+	if (!err && count == 1) {
+		unsigned long long *tag;
+		char *c = slot(ch, block, &tag);
+		if (c) {
+			memcpy(c, data, len);
+			*tag = block + 1;
+		}
+	}
 	if (err && ch->write_error)
 		return ch->write_error(ch, (unsigned long)block, count, data, len, 0, err);
 	return err;
@@ -134,6 +204,7 @@ static errcode_t fdio_write_byte(io_channel ch, unsigned long offset, int size, 
 {
 	if (size < 0)
 		return EXT2_ET_INVALID_ARGUMENT;
+	cache_forget(ch, (off_t)offset, (size_t)size);
 	return do_io(ch, true, (void *)data, (size_t)size, (off_t)offset);
 }
 
@@ -148,6 +219,8 @@ static errcode_t fdio_set_blksize(io_channel ch, int blksize)
 {
 	if (blksize <= 0)
 		return EXT2_ET_INVALID_ARGUMENT;
+	if (blksize != ch->block_size)
+		cache_drop(ch->private_data);
 	ch->block_size = blksize;
 	return 0;
 }
@@ -213,6 +286,7 @@ static errcode_t fdio_close(io_channel ch)
 {
 	if (--ch->refcount > 0)
 		return 0;
+	cache_drop(ch->private_data);
 	ext2fs_free_mem(&ch->private_data);
 	ext2fs_free_mem(&ch->name);
 	ext2fs_free_mem(&ch);
