@@ -92,7 +92,7 @@ static const struct rule rules[] = {
 	{ "pwrite64", M_ALL, .why = "writing the image through the device fd" },
 	{ "fsync", M_ALL, .why = "flushing the image (FUSE FSYNC, unmount)" },
 	{ "ioctl", M_ALL, .check = ONE_OF, .arg = 1, .values = ioctl_cmds, .condition = "cmd",
-	  .why = "iomap: registering the device for kernel I/O" },
+	  .why = "iomap: device registration (sanitizer: isatty)" },
 	{ "fcntl", M_ALL, .check = ONE_OF, .arg = 1, .values = fcntl_cmds, .condition = "cmd",
 	  .why = "opening the image: is the device fd writable" },
 	{ "close", M_ALL, .why = "closing the FUSE and device fds at exit" },
@@ -235,6 +235,6 @@ void ext4cell_sandbox_print(FILE *out, int mode)
 		fprintf(out, "%*s  %s%s\n", n < width ? width - n : 0, "", r->why,
 			r->sanitizer ? " [sanitizer runtime]" : "");
 	}
-	fprintf(out, "# %u system calls allowed; any other kills the process (SIGSYS, logged)\n",
+	fprintf(out, "# %u system calls allowed; any other kills the process (SIGSYS, logged)\n\n",
 		allowed);
 }
