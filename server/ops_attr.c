@@ -1,4 +1,5 @@
 /* server/ops_attr.c: FUSE lookup, forget, getattr, setattr, readlink, statfs. */
+#include "acl.h"
 #include "ops.h"
 
 #include <errno.h>
@@ -115,6 +116,8 @@ void ec_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr, int to_se
 		ec_set_time(&in, EC_MTIME, (to_set & FUSE_SET_ATTR_MTIME_NOW) ? now : attr->st_mtim);
 	ec_set_time(&in, EC_CTIME, (to_set & FUSE_SET_ATTR_CTIME) ? attr->st_ctim : now);
 	rc = ec_write_inode(c, ino, &in);
+	if (!rc && (to_set & FUSE_SET_ATTR_MODE) && !LINUX_S_ISLNK(in.i_mode))
+		rc = ec_acl_chmod(c, ino, in.i_mode);
 	if (rc) {
 		fuse_reply_err(req, rc);
 		return;

@@ -1,5 +1,6 @@
 /* server/ops_names.c: FUSE handlers that add or remove names: mknod, mkdir,
  * symlink, create, link, unlink, rmdir. */
+#include "acl.h"
 #include "ops.h"
 
 #include <errno.h>
@@ -70,31 +71,42 @@ static void encode_rdev(ec_inode *in, dev_t rdev)
 static int make_node(struct ec_ctx *c, fuse_req_t req, ext2_ino_t parent, const char *name,
 		     mode_t mode, dev_t rdev, struct fuse_entry_param *e)
 {
+	struct ec_acl_inherit ai;
 	ec_inode dir, in;
 	ext2_ino_t ino;
 	errcode_t err;
+	__u16 m = (__u16)mode;
 	int rc = check_new_name(c, parent, name, &dir);
 
+	if (!rc)
+		rc = ec_acl_prepare(c, parent, &m, fuse_req_ctx(req)->umask, &ai);
 	if (rc)
 		return rc;
 	err = ext2fs_new_inode(c->fs, parent, (int)mode, NULL, &ino);
-	if (err)
+	if (err) {
+		ec_acl_discard(&ai);
 		return ec_errno(c, err, parent, "new_inode");
-	init_inode(c, req, &dir, (__u16)mode, &in);
+	}
+	init_inode(c, req, &dir, m, &in);
 	if (S_ISREG(mode) && ext2fs_has_feature_extents(c->fs->super))
 		init_extents(&in);
 	if (S_ISCHR(mode) || S_ISBLK(mode))
 		encode_rdev(&in, rdev);
 	rc = ec_write_new_inode(c, ino, &in);
-	if (rc)
+	if (rc) {
+		ec_acl_discard(&ai);
 		return rc;
+	}
 	ext2fs_inode_alloc_stats2(c->fs, ino, +1, 0);
 	rc = ec_dir_link(c, parent, name, ino, in.i_mode);
 	if (rc) {
+		ec_acl_discard(&ai);
 		ext2fs_inode_alloc_stats2(c->fs, ino, -1, 0);
 		return rc;
 	}
-	rc = ec_touch(c, parent, true);
+	rc = ec_acl_apply(c, ino, false, &ai);
+	if (!rc)
+		rc = ec_touch(c, parent, true);
 	return rc ? rc : ec_make_entry(c, ino, e);
 }
 
@@ -156,24 +168,32 @@ static errcode_t mkdir_call(struct ec_ctx *c, ext2_ino_t parent, ext2_ino_t ino,
 static int make_with_lib(struct ec_ctx *c, fuse_req_t req, ext2_ino_t parent, const char *name,
 			 __u16 mode, const char *target, struct fuse_entry_param *e)
 {
+	struct ec_acl_inherit ai = { NULL, 0, NULL, 0 };
 	ec_inode dir, in, tmpl;
 	ext2_ino_t ino;
 	errcode_t err;
 	int rc = check_new_name(c, parent, name, &dir);
 	bool isdir = LINUX_S_ISDIR(mode);
 
+	if (!rc && isdir && dir.i_links_count >= EXT2_LINK_MAX &&
+	    !ext2fs_has_feature_dir_nlink(c->fs->super))
+		rc = EMLINK;
+	if (!rc && isdir)
+		rc = ec_acl_prepare(c, parent, &mode, fuse_req_ctx(req)->umask, &ai);
 	if (rc)
 		return rc;
-	if (isdir && dir.i_links_count >= EXT2_LINK_MAX && !ext2fs_has_feature_dir_nlink(c->fs->super))
-		return EMLINK;
 	err = ext2fs_new_inode(c->fs, parent, mode, NULL, &ino);
 	if (!err)
 		err = mkdir_call(c, parent, ino, name, target);
-	if (err)
+	if (err) {
+		ec_acl_discard(&ai);
 		return ec_errno(c, err, parent, isdir ? "mkdir" : "symlink");
+	}
 	rc = ec_read_inode(c, ino, &in);
-	if (rc)
+	if (rc) {
+		ec_acl_discard(&ai);
 		return rc;
+	}
 	init_inode(c, req, &dir, mode, &tmpl);
 	in.i_mode = (__u16)((in.i_mode & LINUX_S_IFMT) | (tmpl.i_mode & 07777));
 	in.i_uid = tmpl.i_uid;
@@ -186,6 +206,10 @@ static int make_with_lib(struct ec_ctx *c, fuse_req_t req, ext2_ino_t parent, co
 	in.i_ctime = tmpl.i_ctime; in.i_ctime_extra = tmpl.i_ctime_extra;
 	in.i_crtime = tmpl.i_crtime; in.i_crtime_extra = tmpl.i_crtime_extra;
 	rc = ec_write_inode(c, ino, &in);
+	if (!rc)
+		rc = ec_acl_apply(c, ino, isdir, &ai);
+	else
+		ec_acl_discard(&ai);
 	if (!rc && isdir && ext2fs_has_feature_dir_nlink(c->fs->super) &&
 	    (dir.i_links_count == 1 || dir.i_links_count >= EXT2_LINK_MAX - 1)) {
 		/* libext2fs incremented it blindly: keep the dir_nlink convention */

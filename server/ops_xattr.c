@@ -1,6 +1,7 @@
 /* server/ops_xattr.c: FUSE extended attributes (user., trusted., security.,
  * system.posix_acl_*). libext2fs converts POSIX ACLs between the on-disk
  * and the xattr format. "system.data" (inline data) is never exposed. */
+#include "acl.h"
 #include "ops.h"
 
 #include <errno.h>
@@ -48,6 +49,19 @@ static int close_xattrs(struct ec_ctx *c, ext2_ino_t ino, struct ext2_xattr_hand
 	return rc ? rc : ec_errno(c, err, ino, "xattrs_close");
 }
 
+/* Permission bits implied by a new access ACL, and the ctime of the change. */
+static int set_mode(struct ec_ctx *c, ext2_ino_t ino, __u16 mode)
+{
+	ec_inode in;
+	int rc = ec_read_inode(c, ino, &in);
+
+	if (rc)
+		return rc;
+	in.i_mode = (__u16)((in.i_mode & ~0777) | (mode & 0777));
+	ec_set_time(&in, EC_CTIME, ec_now());
+	return ec_write_inode(c, ino, &in);
+}
+
 void ec_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name, const char *value,
 		    size_t size, int flags)
 {
@@ -57,6 +71,8 @@ void ec_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name, const cha
 	void *old = NULL;
 	size_t oldlen;
 	errcode_t err;
+	__u16 mode = 0;
+	bool extended = true;
 	int rc;
 
 	EC_CHECK_RW(c, req);
@@ -66,6 +82,10 @@ void ec_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name, const cha
 	}
 	if (strlen(name) > XATTR_NAME_MAX) {
 		fuse_reply_err(req, ERANGE);
+		return;
+	}
+	if (!strcmp(name, EC_ACL_ACCESS) && (rc = ec_acl_to_mode(value, size, &mode, &extended))) {
+		fuse_reply_err(req, rc);
 		return;
 	}
 	rc = open_xattrs(c, ino, &h);
@@ -81,10 +101,14 @@ void ec_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name, const cha
 		rc = EEXIST;
 	else if (err && (flags & XATTR_REPLACE))
 		rc = ENODATA;
+	else if (!strcmp(name, EC_ACL_ACCESS) && !extended)
+		rc = err ? 0 : ec_errno(c, ext2fs_xattr_remove(h, name), ino, "xattr_remove");
 	else if ((err = ext2fs_xattr_set(h, name, value, size)))
 		rc = ec_errno(c, err, ino, "xattr_set");
 	rc = close_xattrs(c, ino, &h, rc);
-	if (!rc)
+	if (!rc && !strcmp(name, EC_ACL_ACCESS))
+		rc = set_mode(c, ino, mode);
+	else if (!rc)
 		rc = ec_touch(c, ino, false);
 	fuse_reply_err(req, rc);
 }

@@ -13,8 +13,15 @@
 
 void ec_op_init(void *userdata, struct fuse_conn_info *conn)
 {
-	(void)userdata;
+	struct ec_ctx *c = userdata;
+
 	conn->max_write = EC_MAX_WRITE;
+	/* the kernel strips setuid/setgid bits itself, by explicit setattr */
+	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
+	/* ACLs enforced by the kernel; umask and inheritance are ours (acl.c) */
+	if (!c->opt.fakeroot && (conn->capable & FUSE_CAP_POSIX_ACL) &&
+	    (conn->capable & FUSE_CAP_DONT_MASK))
+		conn->want |= FUSE_CAP_POSIX_ACL | FUSE_CAP_DONT_MASK;
 	conn->time_gran = 1;
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;

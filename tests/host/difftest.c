@@ -125,6 +125,23 @@ static int run(const struct op *o)
 		return lchown(o->p1, o->mode, o->flags) ? errno : 0;
 	case 13:
 		return mknod(o->p1, S_IFIFO | (o->mode & 0777), 0) ? errno : 0;
+	case 14: /* a POSIX ACL (access or default) in the xattr format */
+	case 15: {
+		unsigned char acl[4 + 5 * 8];
+		static const unsigned short tags[5] = { 1, 2, 4, 0x10, 0x20 };
+		int k;
+		memset(acl, 0, sizeof(acl));
+		acl[0] = 2;
+		for (k = 0; k < 5; k++) {
+			unsigned char *e = acl + 4 + 8 * k;
+			unsigned int perm = (o->seed >> (3 * k)) & 7, id = k == 1 ? 1000 + o->mode % 7 : 0;
+			e[0] = (unsigned char)tags[k];
+			e[2] = (unsigned char)perm;
+			memcpy(e + 4, &id, 4);
+		}
+		return lsetxattr(o->p1, o->kind == 14 ? "system.posix_acl_access" : "system.posix_acl_default",
+				 acl, sizeof(acl), 0) ? errno : 0;
+	}
 	default:
 		return EINVAL;
 	}
@@ -132,7 +149,7 @@ static int run(const struct op *o)
 
 static void make_op(struct op *o)
 {
-	static const unsigned int weights[] = { 20, 6, 6, 10, 5, 8, 12, 5, 4, 3, 5, 2, 2, 2 };
+	static const unsigned int weights[] = { 20, 6, 6, 10, 5, 8, 12, 5, 4, 3, 5, 2, 2, 2, 3, 4 };
 	unsigned int total = 0, r, i;
 
 	memset(o, 0, sizeof(*o));
@@ -209,11 +226,33 @@ static void free_names(char **names, int n)
 	free(names);
 }
 
+/* Sorts a NUL-separated name list in place (order is the filesystem's choice). */
+static void sort_list(char *list, ssize_t len)
+{
+	char *names[256], copy[4096], *p, *out = list;
+	int n = 0, i;
+
+	if (len <= 0 || len > (ssize_t)sizeof(copy))
+		return;
+	memcpy(copy, list, (size_t)len);
+	for (p = copy; p < copy + len && n < 256; p += strlen(p) + 1)
+		names[n++] = p;
+	if (n > 1)
+		qsort(names, (size_t)n, sizeof(char *), cmp_names);
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(names[i]) + 1;
+		memcpy(out, names[i], l);
+		out += l;
+	}
+}
+
 static void compare_xattrs(const char *a, const char *b, const char *rel)
 {
 	char la[4096], lb[4096], va[4096], vb[4096], *p;
 	ssize_t na = llistxattr(a, la, sizeof(la)), nb = llistxattr(b, lb, sizeof(lb));
 
+	sort_list(la, na);
+	sort_list(lb, nb);
 	if (na != nb || (na > 0 && memcmp(la, lb, (size_t)na))) {
 		mismatch("%s: xattr name lists differ (%ld vs %ld bytes)", rel, na, nb);
 		return;
