@@ -96,6 +96,62 @@ int ec_dir_retarget(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino
 	return r.done ? 0 : ec_corrupt(c, dir, "directory entry vanished");
 }
 
+struct remove {
+	struct ec_ctx *c;
+	const char *name;
+	size_t len;
+	struct ext2_dir_entry *prev;
+	ext2_ino_t ino;
+	ec_inode *in;
+	int rc;
+	bool done;
+};
+
+static int remove_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d, int offset,
+		     int blocksize, char *buf, void *priv)
+{
+	struct remove *r = priv;
+	struct ext2_dir_entry *prev = r->prev;
+	unsigned int plen, dlen;
+
+	(void)dir, (void)entry, (void)blocksize, (void)buf;
+	r->prev = d;
+	if (!d->inode || (size_t)ext2fs_dirent_name_len(d) != r->len || memcmp(d->name, r->name, r->len))
+		return 0;
+	r->done = true;
+	r->ino = d->inode;
+	if (!ec_ino_valid(r->c, r->ino))
+		r->rc = ec_corrupt(r->c, dir, "directory entry with an invalid inode number");
+	else
+		r->rc = ec_read_inode(r->c, r->ino, r->in);
+	if (!r->rc && LINUX_S_ISDIR(r->in->i_mode))
+		r->rc = EISDIR;
+	if (r->rc)
+		return DIRENT_ABORT;
+	if (offset && prev && !ext2fs_get_rec_len(r->c->fs, prev, &plen) &&
+	    !ext2fs_get_rec_len(r->c->fs, d, &dlen))
+		ext2fs_set_rec_len(r->c->fs, plen + dlen, prev);
+	else
+		d->inode = 0;
+	return DIRENT_ABORT | DIRENT_CHANGED;
+}
+
+int ec_dir_remove_file(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t *ino,
+		       ec_inode *in)
+{
+	struct remove r = { c, name, strlen(name), NULL, 0, in, 0, false };
+	errcode_t err;
+	int rc = check_dir(c, dir, name);
+
+	if (rc)
+		return rc;
+	err = ext2fs_dir_iterate2(c->fs, dir, DIRENT_FLAG_INCLUDE_EMPTY, NULL, remove_cb, &r);
+	if (err)
+		return ec_errno(c, err, dir, "unlink");
+	*ino = r.ino;
+	return r.rc ? r.rc : r.done ? 0 : ENOENT;
+}
+
 int ec_dir_unlink(struct ec_ctx *c, ext2_ino_t dir, const char *name)
 {
 	errcode_t err = ext2fs_unlink(c->fs, dir, name, 0, 0);

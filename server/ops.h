@@ -13,6 +13,9 @@ int ec_dir_link(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t i
 /* Points the existing entry name at ino (rename over, exchange, ".."). */
 int ec_dir_retarget(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t ino, __u16 mode);
 int ec_dir_unlink(struct ec_ctx *c, ext2_ino_t dir, const char *name);
+/* Removes the entry of a non-directory in one pass; returns its inode. */
+int ec_dir_remove_file(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t *ino,
+		       ec_inode *in);
 /* 0 when dir holds only "." and "..", ENOTEMPTY otherwise. */
 int ec_dir_check_empty(struct ec_ctx *c, ext2_ino_t dir);
 /* Link-count changes of a directory that gains or loses a subdirectory. */

@@ -10,17 +10,18 @@
 #include <sys/sysmacros.h>
 #include <ext2fs/ext3_extents.h>
 
-/* Checks that parent is a directory without an entry name; reads it into dir. */
+/* Checks that parent is a directory; reads it into dir. The name is not
+ * looked up again: the kernel creates only where its lookup found nothing
+ * and holds the directory locked, and all changes go through this server. */
 static int check_new_name(struct ec_ctx *c, ext2_ino_t parent, const char *name, ec_inode *dir)
 {
-	ext2_ino_t ino;
-	int rc = ec_dir_lookup(c, parent, name, &ino);
+	int rc = ec_read_inode(c, parent, dir);
 
-	if (rc == 0)
-		return EEXIST;
-	if (rc != ENOENT)
-		return rc;
-	return ec_read_inode(c, parent, dir);
+	if (!rc && !LINUX_S_ISDIR(dir->i_mode))
+		rc = ENOTDIR;
+	if (!rc && strlen(name) > EXT2_NAME_LEN)
+		rc = ENAMETOOLONG;
+	return rc;
 }
 
 /* Fills a fresh in-memory inode: mode, owner, times, generation, extra_isize. */
@@ -297,19 +298,21 @@ static int remove_name(struct ec_ctx *c, ext2_ino_t parent, const char *name, bo
 {
 	ext2_ino_t ino;
 	ec_inode in;
-	int rc = ec_dir_lookup(c, parent, name, &ino);
+	int rc;
 
-	if (!rc)
-		rc = ec_read_inode(c, ino, &in);
-	if (rc)
-		return rc;
-	if (want_dir && !LINUX_S_ISDIR(in.i_mode))
-		return ENOTDIR;
-	if (!want_dir && LINUX_S_ISDIR(in.i_mode))
-		return EISDIR;
-	if (want_dir && (rc = ec_dir_check_empty(c, ino)))
-		return rc;
-	rc = ec_dir_unlink(c, parent, name);
+	if (want_dir) {
+		rc = ec_dir_lookup(c, parent, name, &ino);
+		if (!rc)
+			rc = ec_read_inode(c, ino, &in);
+		if (!rc && !LINUX_S_ISDIR(in.i_mode))
+			rc = ENOTDIR;
+		if (!rc)
+			rc = ec_dir_check_empty(c, ino);
+		if (!rc)
+			rc = ec_dir_unlink(c, parent, name);
+	} else {
+		rc = ec_dir_remove_file(c, parent, name, &ino, &in);
+	}
 	if (rc)
 		return rc;
 	if (want_dir)
