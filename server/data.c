@@ -1,5 +1,6 @@
 /* server/data.c: file contents. Reads of extent-mapped files go straight to
- * the device, one transfer per extent; everything else goes through
+ * the device, one transfer per extent; so do writes of whole blocks, after
+ * allocating them in one go; everything else goes through
  * libext2fs file handles (extents, indirect blocks and inline data alike).
  * A handle lives for one call only: libext2fs handles cache the inode, so
  * long-lived ones would go stale. */
@@ -154,7 +155,8 @@ int ec_read_data(struct ec_ctx *c, ext2_ino_t ino, void *buf, uint64_t len, uint
 	return close_file(c, ino, f, rc);
 }
 
-int ec_write_data(struct ec_ctx *c, ext2_ino_t ino, const void *buf, uint64_t len, uint64_t off)
+/* Writes through a libext2fs file handle (any mapping; sets the size). */
+static int write_file(struct ec_ctx *c, ext2_ino_t ino, const void *buf, uint64_t len, uint64_t off)
 {
 	ext2_file_t f;
 	uint64_t done = 0;
@@ -185,4 +187,83 @@ int ec_truncate(struct ec_ctx *c, ext2_ino_t ino, uint64_t size)
 		return ec_errno(c, err, ino, "file_open");
 	err = ext2fs_file_set_size2(f, size);
 	return close_file(c, ino, f, err ? ec_errno(c, err, ino, "truncate") : 0);
+}
+
+/* Whole blocks [fb, fb + n) of an extent-mapped file: allocate what is
+ * missing in one call, then one transfer per extent. Unwritten extents go
+ * through the file handle, which converts them. */
+static int write_blocks(struct ec_ctx *c, ext2_ino_t ino, const char *data, blk64_t fb, blk64_t n)
+{
+	uint64_t bs = c->fs->blocksize;
+	ext2_extent_handle_t h;
+	blk64_t lblk = fb;
+	ec_inode in;
+	errcode_t err = ext2fs_fallocate(c->fs, EXT2_FALLOCATE_FORCE_INIT | EXT2_FALLOCATE_INIT_BEYOND_EOF,
+					 ino, NULL, ~0ULL, fb, n);
+	int rc;
+
+	if (err)
+		return ec_errno(c, err, ino, "allocate");
+	rc = ec_read_inode(c, ino, &in);
+	if (rc)
+		return rc;
+	err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)&in, &h);
+	if (err)
+		return ec_errno(c, err, ino, "extent_open");
+	while (!rc && lblk < fb + n) {
+		blk64_t pblk, stop;
+		rc = map_run(c, ino, h, lblk, &pblk, &stop);
+		if (rc)
+			break;
+		if (stop > fb + n)
+			stop = fb + n;
+		if (pblk && pblk + (stop - lblk) <= ext2fs_blocks_count(c->fs->super)) {
+			err = io_channel_write_blk64(c->fs->io, pblk, (int)(stop - lblk),
+						     data + (lblk - fb) * bs);
+			rc = err ? ec_errno(c, err, ino, "write") : 0;
+		} else if (pblk) {
+			rc = ec_corrupt(c, ino, "extent points outside the filesystem");
+		} else {
+			ext2fs_extent_free(h);
+			h = NULL;
+			rc = write_file(c, ino, data + (lblk - fb) * bs, (stop - lblk) * bs, lblk * bs);
+			if (!rc && (rc = ec_read_inode(c, ino, &in)) == 0 &&
+			    (err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)&in, &h)))
+				rc = ec_errno(c, err, ino, "extent_open");
+		}
+		lblk = stop;
+	}
+	if (h)
+		ext2fs_extent_free(h);
+	return rc;
+}
+
+int ec_write_data(struct ec_ctx *c, ext2_ino_t ino, const void *buf, uint64_t len, uint64_t off)
+{
+	uint64_t bs = c->fs->blocksize, end = off + len;
+	uint64_t fb = (off + bs - 1) / bs, lb = end / bs; /* whole blocks [fb, lb) */
+	const char *p = buf;
+	ec_inode in;
+	int rc = ec_read_inode(c, ino, &in);
+
+	if (rc)
+		return rc;
+	if (end < off)
+		return EFBIG;
+	if (!(in.i_flags & EXT4_EXTENTS_FL) || (in.i_flags & EXT4_INLINE_DATA_FL) || lb <= fb ||
+	    lb - fb > (1u << 20))
+		return write_file(c, ino, buf, len, off);
+	if (fb * bs > off)
+		rc = write_file(c, ino, p, fb * bs - off, off);
+	if (!rc)
+		rc = write_blocks(c, ino, p + (fb * bs - off), fb, lb - fb);
+	if (!rc && end > lb * bs)
+		rc = write_file(c, ino, p + (lb * bs - off), end - lb * bs, lb * bs);
+	if (!rc)
+		rc = ec_read_inode(c, ino, &in);
+	if (!rc && ec_isize(&in) < end) {
+		errcode_t err = ext2fs_inode_size_set(c->fs, (struct ext2_inode *)&in, end);
+		rc = err ? ec_errno(c, err, ino, "set_size") : ec_write_inode(c, ino, &in);
+	}
+	return rc;
 }
