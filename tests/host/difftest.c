@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <linux/fs.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -142,6 +143,17 @@ static int run(const struct op *o)
 		return lsetxattr(o->p1, o->kind == 14 ? "system.posix_acl_access" : "system.posix_acl_default",
 				 acl, sizeof(acl), 0) ? errno : 0;
 	}
+	case 16: { /* fallocate: allocate, keep size, punch a hole, zero a range */
+		static const int modes[] = { 0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					     FALLOC_FL_ZERO_RANGE, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE };
+		fd = open(o->p1, O_WRONLY | O_NONBLOCK);
+		if (fd < 0)
+			return errno;
+		if (fallocate(fd, modes[o->seed % 5], o->off, (off_t)o->len + 1))
+			rc = errno;
+		close(fd);
+		return rc;
+	}
 	default:
 		return EINVAL;
 	}
@@ -149,7 +161,7 @@ static int run(const struct op *o)
 
 static void make_op(struct op *o)
 {
-	static const unsigned int weights[] = { 20, 6, 6, 10, 5, 8, 12, 5, 4, 3, 5, 2, 2, 2, 3, 4 };
+	static const unsigned int weights[] = { 20, 6, 6, 10, 5, 8, 12, 5, 4, 3, 5, 2, 2, 2, 3, 4, 6 };
 	unsigned int total = 0, r, i;
 
 	memset(o, 0, sizeof(*o));
