@@ -447,6 +447,7 @@ static void test_status(void)
 static void test_print(void)
 {
 	char *text[2] = { NULL, NULL };
+	const char *count;
 	size_t len;
 
 	for (int mode = EXT4CELL_SANDBOX_CLASSIC; mode <= EXT4CELL_SANDBOX_IOMAP; mode++) {
@@ -454,7 +455,10 @@ static void test_print(void)
 
 		ext4cell_sandbox_print(f, mode);
 		fclose(f);
-		printf("# %s mode:%s", mode ? "iomap" : "classic", strstr(text[mode], "\n# "));
+		count = strstr(text[mode], "\n# ");	/* the count line */
+		if (count)
+			printf("# %s mode: %.*s\n", mode ? "iomap" : "classic",
+			       (int)strcspn(count + 3, "\n"), count + 3);
 	}
 	report(!strstr(text[0], "FUSE_DEV_IOC") && strstr(text[1], "\nioctl ") &&
 	       strstr(text[1], "FUSE_DEV_IOC_BACKING_OPEN") && !strstr(text[1], "\nopenat") &&
