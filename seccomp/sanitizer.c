@@ -10,6 +10,10 @@
  *   symbolization here does all of that while open() is still allowed; and
  *   __sanitizer_sandbox_on_notify() caches the memory map for later use.
  * The system calls the runtime still makes are in policy.c, marked "sanitizer".
+ * Not covered: GCC's UBSan runtime (libubsan, separate from libasan) reads
+ * /proc/self/environ at its first report, which kills a sandboxed process before
+ * the report is printed; nothing it exports initializes it earlier without a
+ * report. SECURITY.md says so.
  */
 #include "internal.h"
 
