@@ -3,7 +3,7 @@
 # run its demo (apt only; called by `make deps`). Idempotent and quiet when done.
 set -euo pipefail
 pkgs=(
-	build-essential pkg-config flex bison bc libelf-dev libssl-dev cpio kmod xz-utils
+	build-essential pkg-config flex bison bc libelf-dev libssl-dev cpio kmod xz-utils lz4
 	qemu-system-x86 qemu-utils
 	libfuse3-dev fuse3 fuse2fs libext2fs-dev e2fsprogs comerr-dev
 	libseccomp-dev seccomp libcap-dev
