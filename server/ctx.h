@@ -20,6 +20,7 @@ struct ec_ctx {
 	bool ro;		/* effective read-only (mount or errors=remount-ro) */
 	enum ec_errors errors;	/* effective errors= behaviour */
 	struct ec_nodes nodes;	/* kernel lookup counts */
+	ext2fs_block_bitmap zone; /* metadata blocks (zone.c) */
 	struct fuse_session *se;
 };
 

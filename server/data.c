@@ -5,6 +5,7 @@
  * A handle lives for one call only: libext2fs handles cache the inode, so
  * long-lived ones would go stale. */
 #include "ops.h"
+#include "zone.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,9 +20,10 @@ static int read_run(struct ec_ctx *c, ext2_ino_t ino, blk64_t pblk, uint64_t ino
 	errcode_t err = 0;
 	char *bounce = NULL;
 
-	if (pblk < c->fs->super->s_first_data_block || pblk + nblk > ext2fs_blocks_count(c->fs->super) ||
-	    pblk + nblk < pblk)
-		return ec_corrupt(c, ino, "extent points outside the filesystem");
+	int rc = ec_zone_check(c, ino, pblk, nblk);
+
+	if (rc)
+		return rc;
 	while (!err && n) {
 		uint64_t take = bs - inoff < n ? bs - inoff : n;
 		if (inoff || take < bs) {
@@ -217,13 +219,11 @@ static int write_blocks(struct ec_ctx *c, ext2_ino_t ino, const char *data, blk6
 			break;
 		if (stop > fb + n)
 			stop = fb + n;
-		if (pblk && pblk + (stop - lblk) <= ext2fs_blocks_count(c->fs->super)) {
+		if (pblk && !(rc = ec_zone_check(c, ino, pblk, stop - lblk))) {
 			err = io_channel_write_blk64(c->fs->io, pblk, (int)(stop - lblk),
 						     data + (lblk - fb) * bs);
 			rc = err ? ec_errno(c, err, ino, "write") : 0;
-		} else if (pblk) {
-			rc = ec_corrupt(c, ino, "extent points outside the filesystem");
-		} else {
+		} else if (!pblk) {
 			ext2fs_extent_free(h);
 			h = NULL;
 			rc = write_file(c, ino, data + (lblk - fb) * bs, (stop - lblk) * bs, lblk * bs);

@@ -49,9 +49,70 @@ static int file_type(__u16 mode)
 	}
 }
 
+/* Fast path of ec_dir_link: the new entry goes into the slack of the last
+ * block of a linear (not indexed, not inline) directory, where libext2fs
+ * would only arrive after reading every block. Returns 0 when done, -1 when
+ * the slow path must do it, or an errno. */
+static int link_append(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t ino,
+		       __u16 mode)
+{
+	unsigned int bs = c->fs->blocksize, limit, off = 0, rec_len = 0, used, need;
+	size_t len = strlen(name);
+	struct ext2_dir_entry *d = NULL, *nd;
+	blk64_t pblk = 0;
+	ec_inode din;
+	char *buf;
+	int rc = ec_read_inode(c, dir, &din);
+
+	if (rc)
+		return rc;
+	if ((din.i_flags & (EXT2_INDEX_FL | EXT4_INLINE_DATA_FL)) || !ec_isize(&din) ||
+	    ec_isize(&din) % bs ||
+	    ext2fs_bmap2(c->fs, dir, (struct ext2_inode *)&din, NULL, 0, ec_isize(&din) / bs - 1,
+			 NULL, &pblk) || !pblk || !(buf = malloc(bs)))
+		return -1;
+	limit = ext2fs_has_feature_metadata_csum(c->fs->super) ? bs - sizeof(struct ext2_dir_entry_tail) : bs;
+	rc = ext2fs_read_dir_block4(c->fs, pblk, buf, 0, dir) ? -1 : 0;
+	while (!rc && off < limit) {
+		d = (struct ext2_dir_entry *)(buf + off);
+		if (ext2fs_get_rec_len(c->fs, d, &rec_len) || rec_len < 8 || rec_len % 4 ||
+		    rec_len > limit - off)
+			rc = -1;
+		else
+			off += rec_len;
+	}
+	need = EXT2_DIR_REC_LEN(len);
+	used = d && d->inode ? EXT2_DIR_REC_LEN(ext2fs_dirent_name_len(d)) : 0;
+	if (!rc && (off != limit || !d || rec_len < used + need))
+		rc = -1;
+	if (!rc && used) {
+		ext2fs_set_rec_len(c->fs, used, d);
+		nd = (struct ext2_dir_entry *)((char *)d + used);
+		ext2fs_set_rec_len(c->fs, rec_len - used, nd);
+	} else {
+		nd = d;
+	}
+	if (!rc) {
+		nd->inode = ino;
+		ext2fs_dirent_set_name_len(nd, (int)len);
+		ext2fs_dirent_set_file_type(nd, ext2fs_has_feature_filetype(c->fs->super) ?
+						file_type(mode) : EXT2_FT_UNKNOWN);
+		memcpy(nd->name, name, len);
+		errcode_t err = ext2fs_write_dir_block4(c->fs, pblk, buf, 0, dir);
+		rc = err ? ec_errno(c, err, dir, "link") : 0;
+	}
+	free(buf);
+	return rc;
+}
+
 int ec_dir_link(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t ino, __u16 mode)
 {
-	errcode_t err = ext2fs_link(c->fs, dir, name, ino, file_type(mode));
+	errcode_t err;
+	int rc = link_append(c, dir, name, ino, mode);
+
+	if (rc >= 0)
+		return rc;
+	err = ext2fs_link(c->fs, dir, name, ino, file_type(mode));
 
 	if (err == EXT2_ET_DIR_NO_SPACE) {
 		err = ext2fs_expand_dir(c->fs, dir);

@@ -5,6 +5,7 @@
 #include "fdio.h"
 #include "features.h"
 #include "journal.h"
+#include "zone.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -119,6 +120,10 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 		       error_message(e));
 		goto fail;
 	}
+	if (ec_zone_build(c)) {
+		refuse(err, errlen, "%s: %s", c->devname, "cannot map the filesystem's metadata blocks");
+		goto fail;
+	}
 	c->errors = c->opt.errors ? c->opt.errors : (enum ec_errors)c->fs->super->s_errors;
 	if (c->errors < EC_ERRORS_CONTINUE || c->errors > EC_ERRORS_PANIC)
 		c->errors = EC_ERRORS_CONTINUE;
@@ -138,6 +143,7 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 	}
 	return 0;
 fail:
+	ec_zone_free(c);
 	c->fs->flags &= ~EXT2_FLAG_RW;
 	ext2fs_close_free(&c->fs);
 	return -1;
@@ -161,6 +167,7 @@ int ec_fs_close(struct ec_ctx *c)
 	} else {
 		c->fs->flags &= ~EXT2_FLAG_RW;
 	}
+	ec_zone_free(c);
 	e = ext2fs_close_free(&c->fs);
 	if (e) {
 		fprintf(stderr, "ext4cell-server: %s: closing the filesystem failed: %s\n",

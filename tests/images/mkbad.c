@@ -51,6 +51,13 @@ static int extent_depth(struct ext2_inode_large *in)
 	return 0;
 }
 
+static int extent_metadata(struct ext2_inode_large *in)
+{
+	in->i_block[4] &= 0xffff; /* ee_len stays, ee_start_hi = 0 */
+	in->i_block[5] = (__u32)ext2fs_inode_table_loc(fs, 0);
+	return 0;
+}
+
 static int xattr_block(struct ext2_inode_large *in)
 {
 	in->i_file_acl = (__u32)ext2fs_blocks_count(fs->super) + 5;
@@ -141,6 +148,7 @@ static int run(const char *name)
 	if (!strcmp(name, "extent-beyond")) return with_inode("/file", extent_beyond);
 	if (!strcmp(name, "extent-depth")) return with_inode("/file", extent_depth);
 	if (!strcmp(name, "xattr-block")) return with_inode("/file", xattr_block);
+	if (!strcmp(name, "extent-metadata")) return with_inode("/file", extent_metadata);
 	if (!strcmp(name, "symlink-size")) return with_inode("/link", huge_size);
 	if (!strcmp(name, "extra-isize")) return with_inode("/file", extra_isize);
 	if (!strcmp(name, "bad-mode")) return with_inode("/file", bad_mode);
@@ -158,7 +166,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc == 2 && !strcmp(argv[1], "--list")) {
-		puts("extent-magic extent-beyond extent-depth xattr-block symlink-size extra-isize bad-mode dirent-ino "
+		puts("extent-magic extent-beyond extent-depth extent-metadata xattr-block symlink-size extra-isize bad-mode dirent-ino "
 		     "dirent-reclen gdt-inode-table unknown-incompat");
 		return 0;
 	}
