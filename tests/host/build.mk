@@ -5,5 +5,6 @@ HOST_TESTS := posix difftest
 PROGRAMS += $(patsubst %,$(BUILD)/tests/host/%,$(HOST_TESTS)) $(BUILD)/tests/unit/server_unit
 $(BUILD)/tests/host/%: $(BUILD)/tests/host/%.o
 	$(CC) $(LDFLAGS) -o $@ $^
-$(BUILD)/tests/unit/server_unit: $(BUILD)/tests/unit/server_unit.o $(BUILD)/server/options.o $(BUILD)/server/features.o
+$(BUILD)/tests/unit/server_unit: $(BUILD)/tests/unit/server_unit.o $(BUILD)/server/options.o \
+		$(BUILD)/server/features.o $(BUILD)/server/nodes.o
 	$(CC) $(LDFLAGS) -o $@ $^

@@ -1,6 +1,8 @@
-/* tests/unit/server_unit.c: unit tests of the server's -o option parser and
- * feature policy (server/options.c, server/features.c). */
+/* tests/unit/server_unit.c: unit tests of the server's -o option parser,
+ * feature policy and lookup-count table (server/options.c, features.c,
+ * nodes.c). */
 #include "../../server/features.h"
+#include "../../server/nodes.h"
 #include "../../server/options.h"
 
 #include <stdio.h>
@@ -71,9 +73,41 @@ static void t_features(void)
 	report("features/bad-revision", v == EC_FEAT_REFUSE && strstr(msg, "revision"), msg);
 }
 
+static int drained;
+
+static void count_drained(uint32_t ino, void *arg)
+{
+	(void)ino, (void)arg;
+	drained++;
+}
+
+static void t_nodes(void)
+{
+	struct ec_nodes t = { NULL, 0, 0 };
+	uint32_t i;
+	int ok = 1;
+
+	for (i = 0; i < 3; i++)
+		ok &= ec_nodes_ref(&t, 5) == 0;
+	ok &= ec_nodes_count(&t, 5) == 3 && ec_nodes_unref(&t, 5, 2) == 1 && ec_nodes_unref(&t, 5, 1) == 0;
+	ok &= ec_nodes_count(&t, 5) == 0 && ec_nodes_unref(&t, 5, 1) == 0;
+	report("nodes/ref-unref", ok, "lookup counts wrong for one inode");
+	ok = 1;
+	for (i = 1; i <= 5000; i++)
+		ok &= ec_nodes_ref(&t, i * 7919u) == 0;
+	for (i = 1; i <= 5000; i++)
+		ok &= ec_nodes_count(&t, i * 7919u) == 1;
+	ok &= ec_nodes_count(&t, 3) == 0 && t.count == 5000;
+	report("nodes/grow", ok, "counts lost while the table grew");
+	ec_nodes_drain(&t, count_drained, NULL);
+	report("nodes/drain", drained == 5000 && t.count == 0 && ec_nodes_count(&t, 7919) == 0,
+	       "drain did not visit every inode once");
+}
+
 int main(void)
 {
 	t_options();
 	t_features();
+	t_nodes();
 	return failed;
 }
