@@ -1,7 +1,7 @@
 # tests/host/build.mk: host test programs (POSIX suite, differential test) and
 # the server's unit tests, built into $(BUILD)/tests/.
 CPPFLAGS_tests += $(shell $(PKG_CONFIG) --cflags ext2fs)
-HOST_TESTS := posix difftest
+HOST_TESTS := posix difftest withfd
 PROGRAMS += $(patsubst %,$(BUILD)/tests/host/%,$(HOST_TESTS)) $(BUILD)/tests/unit/server_unit
 $(BUILD)/tests/host/%: $(BUILD)/tests/host/%.o
 	$(CC) $(LDFLAGS) -o $@ $^
