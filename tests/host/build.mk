@@ -3,7 +3,7 @@
 CPPFLAGS_tests += $(shell $(PKG_CONFIG) --cflags ext2fs)
 HOST_TESTS := posix difftest withfd
 PROGRAMS += $(patsubst %,$(BUILD)/tests/host/%,$(HOST_TESTS)) $(BUILD)/tests/unit/server_unit
-$(BUILD)/tests/host/%: $(BUILD)/tests/host/%.o
+$(patsubst %,$(BUILD)/tests/host/%,$(HOST_TESTS)): $(BUILD)/tests/host/%: $(BUILD)/tests/host/%.o
 	$(CC) $(LDFLAGS) -o $@ $^
 $(BUILD)/tests/unit/server_unit: $(BUILD)/tests/unit/server_unit.o $(BUILD)/server/options.o \
 		$(BUILD)/server/features.o $(BUILD)/server/nodes.o
