@@ -71,7 +71,7 @@ int ec_maybe_free(struct ec_ctx *c, ext2_ino_t ino);
 double ec_attr_timeout(void);
 
 /* Owner of a newly created inode: caller, or the parent's group when setgid. */
-void ec_init_owner(struct ec_ctx *c, fuse_req_t req, const ec_inode *dir, ec_inode *in);
+void ec_init_owner(fuse_req_t req, const ec_inode *dir, ec_inode *in);
 
 #define EC_CHECK_RW(c, req)                          \
 	do {                                         \

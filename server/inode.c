@@ -188,12 +188,11 @@ int ec_make_entry(struct ec_ctx *c, ext2_ino_t ino, struct fuse_entry_param *e)
 	return ec_nodes_ref(&c->nodes, ino);
 }
 
-void ec_init_owner(struct ec_ctx *c, fuse_req_t req, const ec_inode *dir, ec_inode *in)
+void ec_init_owner(fuse_req_t req, const ec_inode *dir, ec_inode *in)
 {
 	const struct fuse_ctx *fc = fuse_req_ctx(req);
 	uint32_t gid = fc->gid;
 
-	(void)c;
 	if (dir->i_mode & LINUX_S_ISGID) {
 		gid = inode_gid(*dir);
 		if (LINUX_S_ISDIR(in->i_mode))

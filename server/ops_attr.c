@@ -168,6 +168,7 @@ void ec_op_statfs(fuse_req_t req, fuse_ino_t ino)
 	struct ext2_super_block *sb = c->fs->super;
 	blk64_t free = ext2fs_free_blocks_count(sb), resv = ext2fs_r_blocks_count(sb);
 	struct statvfs st;
+	uint64_t lo, hi;
 
 	(void)ino;
 	memset(&st, 0, sizeof(st));
@@ -178,6 +179,8 @@ void ec_op_statfs(fuse_req_t req, fuse_ino_t ino)
 	st.f_files = sb->s_inodes_count;
 	st.f_ffree = st.f_favail = sb->s_free_inodes_count;
 	st.f_namemax = EXT2_NAME_LEN;
-	st.f_fsid = (unsigned long)(*(uint64_t *)sb->s_uuid ^ *(uint64_t *)(sb->s_uuid + 8));
+	memcpy(&lo, sb->s_uuid, 8);
+	memcpy(&hi, sb->s_uuid + 8, 8);
+	st.f_fsid = (unsigned long)(lo ^ hi);
 	fuse_reply_statfs(req, &st);
 }

@@ -35,7 +35,7 @@ static void init_inode(struct ec_ctx *c, fuse_req_t req, const ec_inode *dir, __
 	in->i_links_count = 1;
 	if (EXT2_INODE_SIZE(c->fs->super) > EXT2_GOOD_OLD_INODE_SIZE)
 		in->i_extra_isize = sizeof(ec_inode) - EXT2_GOOD_OLD_INODE_SIZE;
-	ec_init_owner(c, req, dir, in);
+	ec_init_owner(req, dir, in);
 	if (getrandom(&in->i_generation, sizeof(in->i_generation), 0) != sizeof(in->i_generation))
 		in->i_generation = (__u32)now.tv_nsec;
 	ec_set_time(in, EC_ATIME, now);
