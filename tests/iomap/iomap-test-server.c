@@ -401,6 +401,11 @@ int main(int argc, char **argv)
 		return 1;
 	case 0:
 		close(p[0]);
+		/* let $(iomap-test-server ...) in a shell see EOF when the parent exits */
+		c = open("/dev/null", O_RDWR);
+		if (c < 0 || dup2(c, 1) < 0 || (!s.verbose && dup2(c, 2) < 0))
+			_exit(1);
+		close(c);
 		if (s.user && (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 			       setresuid(65534, 65534, 65534))) {
 			perror("server: drop to nobody");
