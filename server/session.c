@@ -25,6 +25,9 @@ void ec_op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->time_gran = 1;
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+	/* symlink targets never change in place: the kernel may keep them */
+	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
+		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 }
 
 static const struct fuse_lowlevel_ops ops = {
