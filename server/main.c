@@ -1,5 +1,6 @@
 /* server/main.c: command line of ext4cell-server: mount an image or device
  * by itself, or (--fd-mode) serve a /dev/fuse fd and a device fd it was given. */
+#include "conn.h"
 #include "fsopen.h"
 #include "session.h"
 
@@ -17,6 +18,7 @@
 static const char usage[] =
 "usage: ext4cell-server [-f] [-o OPTIONS] DEVICE|IMAGE MOUNTPOINT\n"
 "       ext4cell-server --fd-mode --fuse-fd=N --dev-fd=M [--dev-name=NAME] [-o OPTIONS]\n"
+"       ext4cell-server --socket    (socket-activated by ext4cell.socket)\n"
 "\n"
 "Serves an ext2, ext3 or ext4 filesystem over FUSE without the kernel's ext4\n"
 "driver. The first form opens DEVICE, mounts it on MOUNTPOINT and serves it in\n"
@@ -32,6 +34,8 @@ static const char usage[] =
 "  --fuse-fd=N      the /dev/fuse descriptor (fd mode)\n"
 "  --dev-fd=M       the device descriptor, opened read-write or read-only (fd mode)\n"
 "  --dev-name=NAME  name of the device in messages (fd mode)\n"
+"  --socket         take the fds, the options and the device name from\n"
+"                   mount.fuse.ext4 on the connection passed as fd 3 (LISTEN_FDS)\n"
 "  --print-seccomp  print the seccomp allowlist of each mode\n"
 "  --no-sandbox     for debugging only: serve without the sandbox\n"
 "  -h, --help       this text\n"
@@ -54,7 +58,7 @@ static const char usage[] =
 struct cli {
 	struct ec_options opt;
 	bool fd_mode, no_sandbox;
-	int fuse_fd, dev_fd;
+	int fuse_fd, dev_fd, conn;	/* conn: helper connection (--socket) or -1 */
 	const char *dev, *mnt, *dev_name;
 };
 
@@ -84,6 +88,7 @@ static int parse_cli(int argc, char **argv, struct cli *cl)
 		{ "dev-name", required_argument, NULL, 'N' },
 		{ "print-seccomp", no_argument, NULL, 'P' },
 		{ "no-sandbox", no_argument, NULL, 'U' },
+		{ "socket", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char err[256];
@@ -125,10 +130,24 @@ static int parse_cli(int argc, char **argv, struct cli *cl)
 		case 'U':
 			cl->no_sandbox = true;
 			break;
+		case 'S':
+			cl->conn = ec_conn_listen_fd(err, sizeof(err));
+			if (cl->conn < 0) {
+				fprintf(stderr, "ext4cell-server: %s\n", err);
+				return -1;
+			}
+			break;
 		default:
 			fputs(usage, stderr);
 			return -1;
 		}
+	}
+	if (cl->conn >= 0) {
+		if (optind != argc || cl->fd_mode) {
+			fprintf(stderr, "ext4cell-server: --socket takes no other arguments\n");
+			return -1;
+		}
+		return 0;
 	}
 	if (cl->fd_mode) {
 		if (optind != argc || cl->fuse_fd < 0 || cl->dev_fd < 0) {
@@ -164,15 +183,76 @@ static int enter_sandbox(bool no_sandbox)
 	return 0;
 }
 
-static int serve(struct ec_ctx *c, int devfd, bool no_sandbox)
+/* Socket mode: the helper's options and fds arrive on the connection. */
+static int take_request(struct cli *cl)
+{
+	struct proto_msg *m = malloc(sizeof(*m));
+	char err[512];
+	int rc;
+
+	if (!m)
+		return -1;
+	rc = ec_conn_request(cl->conn, m, err, sizeof(err));
+	if (!rc && ec_options_parse(&cl->opt, m->options, err, sizeof(err))) {
+		ec_conn_verdict(cl->conn, EINVAL, 0, err);
+		close(m->fds[0]);
+		close(m->fds[1]);
+		rc = -1;
+	}
+	if (rc) {
+		fprintf(stderr, "ext4cell-server: helper request: %s\n", err);
+	} else {
+		cl->fd_mode = true;
+		cl->fuse_fd = m->fds[0];
+		cl->dev_fd = m->fds[1];
+		cl->dev_name = strdup(m->source);
+		cl->opt.ro |= (m->flags & PROTO_REQ_RO) != 0;
+	}
+	free(m);
+	return rc;
+}
+
+/* Socket mode: tells the helper the image is (not) mountable, then waits for
+ * its mount. Returns 0 to serve. */
+static int answer_helper(struct ec_ctx *c, int conn, const char *refusal)
+{
+	uint32_t flags = (c->ro ? PROTO_VER_RO : 0) |
+			 (c->opt.fakeroot ? 0 : PROTO_VER_DEFPERM) |
+			 (c->opt.kernel || c->opt.allow_other ? PROTO_VER_ALLOW_OTHER : 0);
+	char err[256];
+
+	if (conn < 0)
+		return refusal ? -1 : 0;
+	if (ec_conn_verdict(conn, refusal ? EINVAL : 0, refusal ? 0 : flags,
+			    refusal ? refusal : ""))
+		return -1;
+	if (refusal)
+		return -1;
+	if (ec_conn_wait_serve(conn, err, sizeof(err))) {
+		fprintf(stderr, "ext4cell-server: %s: no mount from the helper: %s\n",
+			c->devname, err);
+		return -1;
+	}
+	close(conn);
+	return 0;
+}
+
+static int serve(struct ec_ctx *c, int devfd, const struct cli *cl)
 {
 	char err[512];
 	int rc;
 
-	if (enter_sandbox(no_sandbox))
+	if (enter_sandbox(cl->no_sandbox)) {
+		answer_helper(c, cl->conn, "server: cannot enter its sandbox (see its log)");
 		return -1;
+	}
 	if (ec_fs_open(c, devfd, err, sizeof(err))) {
 		fprintf(stderr, "ext4cell-server: %s\n", err);
+		answer_helper(c, cl->conn, err);
+		return -1;
+	}
+	if (answer_helper(c, cl->conn, NULL)) {
+		ec_fs_close(c);
 		return -1;
 	}
 	if (fuse_set_signal_handlers(c->se)) {
@@ -187,7 +267,7 @@ static int serve(struct ec_ctx *c, int devfd, bool no_sandbox)
 
 int main(int argc, char **argv)
 {
-	struct cli cl = { .fuse_fd = -1, .dev_fd = -1 };
+	struct cli cl = { .fuse_fd = -1, .dev_fd = -1, .conn = -1 };
 	struct ec_ctx c;
 	char fdpath[64];
 	int rc, devfd;
@@ -196,6 +276,8 @@ int main(int argc, char **argv)
 	rc = parse_cli(argc, argv, &cl);
 	if (rc)
 		return rc > 0 ? 0 : 2;
+	if (cl.conn >= 0 && take_request(&cl))
+		return 1;
 	c.opt = cl.opt;
 	c.ro = cl.opt.ro || cl.opt.norecovery;
 	if (cl.fd_mode) {
@@ -223,7 +305,7 @@ int main(int argc, char **argv)
 		fuse_session_destroy(c.se);
 		return 1;
 	}
-	rc = serve(&c, devfd, cl.no_sandbox);
+	rc = serve(&c, devfd, &cl);
 	/* Sandboxed, the server may not unmount (no umount2, no CAP_SYS_ADMIN): the
 	 * user's umount ended the loop, or the mount fails with ENOTCONN until umount. */
 	if (!cl.fd_mode && cl.no_sandbox)

@@ -1,0 +1,26 @@
+# helper/build.mk: mount.fuse.ext4, the privileged mount helper, and `make install`
+# of it (with the mount.fuse.ext2/ext3 names), the server and the systemd units:
+#   make install [DESTDIR=...] [PREFIX=/usr]
+HELPER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard helper/*.c))
+$(BUILD)/mount.fuse.ext4: $(HELPER_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^
+PROGRAMS += $(BUILD)/mount.fuse.ext4
+
+PREFIX     ?= /usr
+SBINDIR    ?= $(PREFIX)/sbin
+LIBEXECDIR ?= $(PREFIX)/libexec/ext4cell
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+MAN8DIR    ?= $(PREFIX)/share/man/man8
+
+.PHONY: install
+install: $(BUILD)/mount.fuse.ext4 $(BUILD)/ext4cell-server
+	install -D -m 0755 $(BUILD)/mount.fuse.ext4 $(DESTDIR)$(SBINDIR)/mount.fuse.ext4
+	ln -sf mount.fuse.ext4 $(DESTDIR)$(SBINDIR)/mount.fuse.ext2
+	ln -sf mount.fuse.ext4 $(DESTDIR)$(SBINDIR)/mount.fuse.ext3
+	install -D -m 0755 $(BUILD)/ext4cell-server $(DESTDIR)$(LIBEXECDIR)/ext4cell-server
+	install -D -m 0644 units/ext4cell.socket $(DESTDIR)$(UNITDIR)/ext4cell.socket
+	sed 's|@LIBEXECDIR@|$(LIBEXECDIR)|' units/ext4cell@.service.in \
+		| install -D -m 0644 /dev/stdin $(DESTDIR)$(UNITDIR)/ext4cell@.service
+	install -D -m 0644 units/ext4cell.conf $(DESTDIR)$(TMPFILESDIR)/ext4cell.conf
+	install -D -m 0644 helper/mount.fuse.ext4.8 $(DESTDIR)$(MAN8DIR)/mount.fuse.ext4.8

@@ -1,0 +1,101 @@
+/* helper/options.c: splits the -o list into mount(2) flags, options for the
+ * server, and mount(8)/fstab bookkeeping that is dropped. */
+#include "helper.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+
+struct flag {
+	const char *name;
+	unsigned long set, clear;
+};
+
+/* Mount flags for the kernel; nosuid and nodev are always set (helper_mount). */
+static const struct flag flags[] = {
+	{ "ro", MS_RDONLY, 0 }, { "rw", 0, MS_RDONLY },
+	{ "nosuid", 0, 0 }, { "nodev", 0, 0 },
+	{ "noexec", MS_NOEXEC, 0 }, { "exec", 0, MS_NOEXEC },
+	{ "noatime", MS_NOATIME, MS_RELATIME | MS_STRICTATIME },
+	{ "relatime", MS_RELATIME, MS_NOATIME | MS_STRICTATIME },
+	{ "strictatime", MS_STRICTATIME, MS_NOATIME | MS_RELATIME },
+	{ "atime", 0, MS_NOATIME }, { "nodiratime", MS_NODIRATIME, 0 },
+	{ "diratime", 0, MS_NODIRATIME }, { "sync", MS_SYNCHRONOUS, 0 },
+	{ "async", 0, MS_SYNCHRONOUS }, { "dirsync", MS_DIRSYNC, 0 },
+	{ "lazytime", MS_LAZYTIME, 0 }, { NULL, 0, 0 },
+};
+
+/* mount(8) and fstab words that mean nothing to the filesystem. */
+static const char *const dropped[] = {
+	"defaults", "auto", "noauto", "user", "users", "nouser", "owner", "group",
+	"nofail", "_netdev", NULL,
+};
+static const char *const dropped_prefix[] = { "x-", "comment=", NULL };
+
+/* Options of ext4cell-server (server/options.c), passed on. */
+static const char *const server[] = {
+	"kernel", "allow_other", "fakeroot", "norecovery", "noload", "debug", "acl",
+	"user_xattr", "default_permissions", NULL,
+};
+static const char *const server_prefix[] = { "errors=", "uid=", "gid=", NULL };
+
+static bool in(const char *const *list, const char *opt)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, opt))
+			return true;
+	return false;
+}
+
+static bool prefixed(const char *const *list, const char *opt)
+{
+	for (; *list; list++)
+		if (!strncmp(*list, opt, strlen(*list)))
+			return true;
+	return false;
+}
+
+static void add_server(struct helper_opts *o, const char *opt)
+{
+	size_t have = strlen(o->server);
+
+	if (have + 1 + strlen(opt) > PROTO_MAX_STR)
+		helper_fail(EXIT_USAGE, "option list too long");
+	if (have)
+		o->server[have++] = ',';
+	strcpy(o->server + have, opt);
+}
+
+static void parse_one(struct helper_opts *o, const char *opt, bool sloppy)
+{
+	for (const struct flag *f = flags; f->name; f++) {
+		if (!strcmp(opt, f->name)) {
+			o->msflags = (o->msflags | f->set) & ~f->clear;
+			o->ro = o->msflags & MS_RDONLY;
+			return;
+		}
+	}
+	if (!strcmp(opt, "suid") || !strcmp(opt, "dev"))
+		helper_fail(EXIT_USAGE, "option '%s' is not supported: ext4cell mounts are "
+			    "always nosuid,nodev", opt);
+	if (in(dropped, opt) || prefixed(dropped_prefix, opt))
+		return;
+	if (in(server, opt) || prefixed(server_prefix, opt)) {
+		add_server(o, opt);
+		return;
+	}
+	if (!sloppy)
+		helper_fail(EXIT_USAGE, "unknown mount option '%s' (see mount.fuse.ext4(8))", opt);
+	helper_say("ignoring unknown mount option '%s' (-s)", opt);
+}
+
+void helper_parse_options(struct helper_opts *o, const char *list, bool sloppy)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+
+	if (!copy)
+		helper_fail(EXIT_SYSTEM, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		parse_one(o, tok, sloppy);
+	free(copy);
+}
