@@ -144,7 +144,9 @@ static int decode_verdict(const uint8_t *p, size_t len, struct proto_msg *m, cha
 		return reject(err, errlen, "verdict has a bad error number %d", (int)m->error);
 	if (m->flags & ~PROTO_VER_ALL)
 		return reject(err, errlen, "verdict has unknown flags 0x%x", m->flags);
-	if (get16(p + 10) || tl > PROTO_MAX_STR || VER_FIXED + tl != len)
+	if (get16(p + 10))
+		return reject(err, errlen, "verdict padding is not zero");
+	if (tl > PROTO_MAX_STR || VER_FIXED + tl != len)
 		return reject(err, errlen, "verdict text length %zu does not match its length %zu",
 			      tl, len);
 	if (take_str(m->text, p + VER_FIXED, tl))
