@@ -10,8 +10,8 @@ PREFIX     ?= /usr
 SBINDIR    ?= $(PREFIX)/sbin
 LIBEXECDIR ?= $(PREFIX)/libexec/ext4cell
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
-TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 MAN8DIR    ?= $(PREFIX)/share/man/man8
+DOCDIR     ?= $(PREFIX)/share/doc/ext4cell
 
 .PHONY: install
 install: $(BUILD)/mount.fuse.ext4 $(BUILD)/ext4cell-server
@@ -20,7 +20,8 @@ install: $(BUILD)/mount.fuse.ext4 $(BUILD)/ext4cell-server
 	ln -sf mount.fuse.ext4 $(DESTDIR)$(SBINDIR)/mount.fuse.ext3
 	install -D -m 0755 $(BUILD)/ext4cell-server $(DESTDIR)$(LIBEXECDIR)/ext4cell-server
 	install -D -m 0644 units/ext4cell.socket $(DESTDIR)$(UNITDIR)/ext4cell.socket
-	sed 's|@LIBEXECDIR@|$(LIBEXECDIR)|' units/ext4cell@.service.in \
+	sed 's|/usr/libexec/ext4cell|$(LIBEXECDIR)|' units/ext4cell@.service \
 		| install -D -m 0644 /dev/stdin $(DESTDIR)$(UNITDIR)/ext4cell@.service
-	install -D -m 0644 units/ext4cell.conf $(DESTDIR)$(TMPFILESDIR)/ext4cell.conf
 	install -D -m 0644 helper/mount.fuse.ext4.8 $(DESTDIR)$(MAN8DIR)/mount.fuse.ext4.8
+	install -D -m 0644 server/ext4cell-server.8 $(DESTDIR)$(MAN8DIR)/ext4cell-server.8
+	install -D -m 0644 units/media-ext4.mount $(DESTDIR)$(DOCDIR)/media-ext4.mount.example
