@@ -77,6 +77,17 @@ static void recount(ext2_filsys fs)
 		fs->super->s_free_inodes_count = (__u32)inodes;
 }
 
+/* A mount whose root cannot be used is refused, as the kernel does. */
+static int check_root(struct ec_ctx *c, char *err, size_t errlen)
+{
+	struct ext2_inode in;
+	errcode_t e = ext2fs_read_inode(c->fs, EXT2_ROOT_INO, &in);
+
+	if (e || !LINUX_S_ISDIR(in.i_mode) || !in.i_links_count || !EXT2_I_SIZE(&in))
+		return refuse(err, errlen, "%s: %s", c->devname, "corrupt root inode (run e2fsck)");
+	return 0;
+}
+
 int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 {
 	char name[32];
@@ -120,6 +131,8 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 		       error_message(e));
 		goto fail;
 	}
+	if (check_root(c, err, errlen))
+		goto fail;
 	if (ec_zone_build(c)) {
 		refuse(err, errlen, "%s: %s", c->devname, "cannot map the filesystem's metadata blocks");
 		goto fail;

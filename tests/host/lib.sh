@@ -46,11 +46,23 @@ ec_mount() {
 	mkdir -p "$mnt"
 	"$server" -o "$opts" "$img" "$mnt" >"$work/server.log" 2>&1 &
 	ec_pid=$!
+	local err
 	for i in $(seq 100); do
-		mountpoint -q "$mnt" && return 0
+		# the mount exists before the server opens the image: the first
+		# request waits for it to serve, or fails if it gave up
+		if awk -v m="$mnt" '$2 == m {f = 1} END {exit !f}' /proc/mounts; then
+			err=$(stat "$mnt" 2>&1 >/dev/null)
+			case $err in
+			*connect*) break ;;
+			esac
+			kill -0 "$ec_pid" 2>/dev/null && return 0
+			break
+		fi
 		kill -0 "$ec_pid" 2>/dev/null || break
 		sleep 0.1
 	done
+	umount -l "$mnt" 2>/dev/null
+	kill "$ec_pid" 2>/dev/null
 	wait "$ec_pid" 2>/dev/null
 	return 1
 }
