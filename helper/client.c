@@ -86,7 +86,7 @@ uint32_t helper_request(int sock, int fusefd, int devfd, uint32_t flags,
 			    source, err);
 	}
 	if (m.error)
-		helper_fail(EXIT_MOUNT, "%s: refused by the server: %s (%s)", source,
+		helper_fail(EXIT_MOUNT, "refused by the server: %s (%s)",
 			    m.text[0] ? m.text : "no reason given", strerror(m.error));
 	if (m.text[0])
 		helper_say("server: %s", m.text);

@@ -80,10 +80,8 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 2) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (argc - optind != 2)
+		helper_fail(EXIT_USAGE, "expected SOURCE and MOUNTPOINT (see --help)");
 	source = argv[optind];
 	mnt = argv[optind + 1];
 	if (getuid() != 0 || geteuid() != 0)

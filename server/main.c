@@ -194,7 +194,10 @@ static int take_request(struct cli *cl)
 		return -1;
 	rc = ec_conn_request(cl->conn, m, err, sizeof(err));
 	if (!rc && ec_options_parse(&cl->opt, m->options, err, sizeof(err))) {
-		ec_conn_verdict(cl->conn, EINVAL, 0, err);
+		char reason[PROTO_MAX_STR + 1];
+
+		snprintf(reason, sizeof(reason), "%.2000s: %s", m->source, err);
+		ec_conn_verdict(cl->conn, EINVAL, 0, reason);
 		close(m->fds[0]);
 		close(m->fds[1]);
 		rc = -1;
