@@ -6,7 +6,7 @@
 # Usage: fs-roundtrip.sh kernel|fuse2fs DEVICE
 set -u
 mode=$1 dev=$2 mnt=/tmp/rt-$1
-fail() { echo "roundtrip $mode FAILED: $*"; exit 1; }
+fail() { echo "roundtrip $mode FAILED: $*"; umount "$mnt" 2>/dev/null; exit 1; }
 mkdir -p "$mnt"
 mkfs.ext4 -q -F "$dev" || fail "mkfs.ext4 $dev"
 domount() {
