@@ -40,6 +40,7 @@ else
 	echo "case mount ok: $st"
 	echo 3 >/proc/sys/vm/drop_caches
 	$chk verify $mnt
+	$chk write $mnt $dev
 fi
 unmount
 newlog
@@ -47,9 +48,10 @@ b=$(badlog)
 grep -aq 'fuse: iomap' /tmp/klog && b+=" unexpected: $(grep -a 'fuse: iomap' /tmp/klog | head -2)"
 [ -z "$b" ] && echo "case good-log ok" || echo "case good-log FAIL: $b"
 
-# Hostile servers: the read must fail, the kernel must say why, log clean.
-hostile() { # MODE EXPECTED-KERNEL-MESSAGE
-	local m=$1 want=$2 st res rc b
+# Hostile servers: the read (or with CHECK=expect-write-error, the O_DIRECT
+# write) must fail, the kernel must say why, log clean.
+hostile() { # MODE EXPECTED-KERNEL-MESSAGE [CHECK]
+	local m=$1 want=$2 check=${3:-expect-error} st res rc b
 	st=$($srv --mode "$m" $dev $mnt 2>&1)
 	if [ "$st" != "iomap=1 dev=1" ]; then
 		echo "case hostile-$m FAIL: server said '$st'"
@@ -72,7 +74,7 @@ hostile() { # MODE EXPECTED-KERNEL-MESSAGE
 		res=$(cat /tmp/res)
 		;;
 	*)
-		res=$(timeout 60 $chk expect-error $mnt 2>&1)
+		res=$(timeout 60 $chk $check $mnt 2>&1)
 		rc=$?
 		;;
 	esac
@@ -106,6 +108,10 @@ hostile inline "inline mappings are not supported"
 hostile delalloc "delalloc mapping"
 hostile hang ""
 hostile die ""
+hostile w-beyond-end "beyond the end of the device" expect-write-error
+hostile w-hole "direct write mapping without blocks" expect-write-error
+hostile ioend-absurd "bad size" expect-write-error
+hostile ioend-die "" expect-write-error
 
 # Privilege: an unprivileged server gets iomap only through the helper's ioctl.
 priv() { # NAME WANT-STATUS WANT-FIEMAP SERVER-OPTIONS...

@@ -9,6 +9,12 @@
  *   iomap-check fiemap MNT       prints "fiemap ok" or "fiemap error NAME"
  *   iomap-check eperm            FUSE_DEV_IOC_ADD_IOMAP without CAP_SYS_RAWIO
  *                                must fail with EPERM
+ *   iomap-check write MNT DEV    O_DIRECT writes to the empty file "w", then
+ *                                byte-exact checks through the mount and on
+ *                                DEV at the addresses FIEMAP reports
+ *   iomap-check expect-write-error MNT
+ *                                an O_DIRECT write to "w" must fail and leave
+ *                                its size at 0; prints the error seen
  * Exit status 0 when every check passed. */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +29,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -290,6 +297,177 @@ static int do_expect_error(const char *mnt)
 	return bad;
 }
 
+/* The shadow copy of "w" and the writes of check_write_direct */
+static uint8_t w_shadow[M_W_MAX];
+static uint64_t w_size;
+
+static uint8_t w_byte(uint64_t off, int gen)
+{
+	return (uint8_t)((off * 131 + (off >> 9) * 7 + gen * 29) ^ 0x5a) | 1;
+}
+
+static bool w_write(int fd, uint64_t off, size_t len, int gen)
+{
+	static uint8_t *buf;
+	ssize_t n;
+
+	if (!buf && posix_memalign((void **)&buf, 4096, 256 << 10))
+		return fail("no memory");
+	for (size_t i = 0; i < len; i++)
+		buf[i] = w_byte(off + i, gen);
+	n = pwrite(fd, buf, len, off);
+	if (n != (ssize_t)len)
+		return fail("O_DIRECT pwrite(%zu @ %llu) = %zd: %s", len,
+			    (unsigned long long)off, n, n < 0 ? strerror(errno) : "short");
+	memcpy(w_shadow + off, buf, len);
+	if (off + len > w_size)
+		w_size = off + len;
+	return true;
+}
+
+/* Extending writes over holes (unwritten, converted by IOEND), an overwrite
+ * of written blocks, a gap left as a hole, 512-byte writes into a written
+ * and into a new block (whose rest iomap must zero). */
+static bool check_write_direct(const char *mnt)
+{
+	static const struct { uint64_t off, len; } writes[] = {
+		{ 0, 64 << 10 }, { 16 << 10, 8 << 10 }, { 128 << 10, 12 << 10 },
+		{ (130 << 10) + 512, 512 }, { (200 << 10) + 1024, 512 },
+	};
+	int fd = open_file(mnt, M_W_NAME, O_RDWR | O_DIRECT);
+	struct stat st;
+	bool ok = true;
+
+	if (fd < 0)
+		return fail("open w O_DIRECT: %s", strerror(errno));
+	for (size_t i = 0; ok && i < sizeof(writes) / sizeof(writes[0]); i++)
+		ok = w_write(fd, writes[i].off, writes[i].len, (int)i + 1);
+	if (ok && fstat(fd, &st))
+		ok = fail("fstat w: %s", strerror(errno));
+	else if (ok && (uint64_t)st.st_size != w_size)
+		ok = fail("size of w is %lld, want %llu", (long long)st.st_size,
+			  (unsigned long long)w_size);
+	close(fd);
+	return ok;
+}
+
+static bool w_compare(const uint8_t *buf, uint64_t off, size_t len, const char *what)
+{
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] != w_shadow[off + i])
+			return fail("%s: byte %llu of w is 0x%02x, want 0x%02x", what,
+				    (unsigned long long)(off + i), buf[i], w_shadow[off + i]);
+	return true;
+}
+
+/* Read w back: buffered, then O_DIRECT, on the whole file and past EOF. */
+static bool check_write_readback(const char *mnt)
+{
+	static const int flags[] = { O_RDONLY, O_RDONLY | O_DIRECT };
+	uint8_t *buf;
+	bool ok = true;
+
+	if (posix_memalign((void **)&buf, 4096, M_W_MAX))
+		return fail("no memory");
+	for (int i = 0; ok && i < 2; i++) {
+		int fd = open_file(mnt, M_W_NAME, flags[i]);
+		ssize_t n = fd < 0 ? -1 : pread(fd, buf, M_W_MAX, 0);
+
+		if (n < 0)
+			ok = fail("%s read of w: %s", i ? "direct" : "buffered", strerror(errno));
+		else if ((uint64_t)n != w_size)
+			ok = fail("%s read of w returned %zd, want %llu", i ? "direct" : "buffered",
+				  n, (unsigned long long)w_size);
+		else
+			ok = w_compare(buf, 0, n, i ? "direct" : "buffered");
+		if (fd >= 0)
+			close(fd);
+	}
+	free(buf);
+	return ok;
+}
+
+/* The extents of w as FIEMAP reports them, compared with the raw device
+ * (O_DIRECT, past the guest's cache of it); holes must stay unmapped. */
+static bool check_write_raw(const char *mnt, const char *dev)
+{
+	struct { struct fiemap fm; struct fiemap_extent fe[64]; } r;
+	int fd = open_file(mnt, M_W_NAME, O_RDONLY);
+	int dfd = open(dev, O_RDONLY | O_DIRECT);
+	uint64_t mapped = 0;
+	uint8_t *buf = NULL;
+	bool ok = true;
+
+	if (fd < 0 || dfd < 0 || posix_memalign((void **)&buf, 4096, M_W_MAX)) {
+		ok = fail("open w or %s: %s", dev, strerror(errno));
+		goto out;
+	}
+	memset(&r, 0, sizeof(r));
+	r.fm.fm_length = FIEMAP_MAX_OFFSET;
+	r.fm.fm_extent_count = 64;
+	if (ioctl(fd, FS_IOC_FIEMAP, &r.fm)) {
+		ok = fail("FS_IOC_FIEMAP w: %s", strerror(errno));
+		goto out;
+	}
+	for (unsigned int i = 0; ok && i < r.fm.fm_mapped_extents; i++) {
+		const struct fiemap_extent *e = &r.fe[i];
+
+		if (e->fe_flags & FIEMAP_EXTENT_UNWRITTEN)
+			ok = fail("extent %u at %llu still unwritten", i,
+				  (unsigned long long)e->fe_logical);
+		else if (e->fe_physical < M_ALLOC_BASE || e->fe_logical + e->fe_length > M_W_MAX)
+			ok = fail("extent %u: logical %llu physical %llu length %llu", i,
+				  (unsigned long long)e->fe_logical,
+				  (unsigned long long)e->fe_physical,
+				  (unsigned long long)e->fe_length);
+		else if (pread(dfd, buf, e->fe_length, e->fe_physical) != (ssize_t)e->fe_length)
+			ok = fail("pread %s: %s", dev, strerror(errno));
+		else
+			ok = w_compare(buf, e->fe_logical, e->fe_length, "raw device");
+		mapped += e->fe_length;
+	}
+	/* 0-64K, 128K-140K and 200K-204K: the 64K gap must be a hole */
+	if (ok && mapped != (64 + 12 + 4) << 10)
+		ok = fail("%llu bytes mapped in %u extents, want %u", (unsigned long long)mapped,
+			  r.fm.fm_mapped_extents, (64 + 12 + 4) << 10);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	free(buf);
+	return ok;
+}
+
+static int do_expect_write_error(const char *mnt)
+{
+	int fd = open_file(mnt, M_W_NAME, O_RDWR | O_DIRECT);
+	struct stat st;
+	uint8_t *buf;
+	ssize_t n;
+	int bad = 0;
+
+	if (fd < 0)
+		return printf("open w: %s\n", err_name(errno)), 1;
+	if (posix_memalign((void **)&buf, 4096, 4096))
+		return 1;
+	memset(buf, 0xab, 4096);
+	n = pwrite(fd, buf, 4096, 0);
+	if (n < 0)
+		printf("direct write error %s\n", err_name(errno));
+	else
+		printf("direct write returned %zd, want an error\n", n), bad = 1;
+	if (fstat(fd, &st))
+		printf("fstat: %s\n", err_name(errno));
+	else if (st.st_size)
+		printf("size %lld after a failed write\n", (long long)st.st_size), bad = 1;
+	else
+		printf("size 0\n");
+	close(fd);
+	free(buf);
+	return bad;
+}
+
 static int do_fiemap(const char *mnt)
 {
 	struct { struct fiemap fm; struct fiemap_extent fe[16]; } r;
@@ -334,6 +512,14 @@ int main(int argc, char **argv)
 		return do_fiemap(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "eperm"))
 		return do_eperm();
+	if (argc == 3 && !strcmp(argv[1], "expect-write-error"))
+		return do_expect_write_error(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "write")) {
+		report("write-direct", check_write_direct(argv[2]));
+		report("write-readback", check_write_readback(argv[2]));
+		report("write-raw", check_write_raw(argv[2], argv[3]));
+		return failures != 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "read")) {
 		report("read-buffered", check_buffered(argv[2]));
 		report("read-mmap", check_mmap(argv[2]));

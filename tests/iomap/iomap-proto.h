@@ -22,6 +22,9 @@
 #define FUSE_IOMAP_TYPE_UNWRITTEN	3
 #define FUSE_IOMAP_TYPE_INLINE		4
 #define FUSE_IOMAP_NULL_ADDR		(~0ULL)
+#define FUSE_IOMAP_OP_WRITE		(1U << 0)
+#define FUSE_IOMAP_IOEND_UNWRITTEN	(1U << 1)
+#define FUSE_IOMAP_IOEND_APPEND		(1U << 3)
 
 struct fuse_iomap_io {
 	uint64_t offset, length, addr;
@@ -36,6 +39,24 @@ struct fuse_iomap_begin_in {
 
 struct fuse_iomap_begin_out {
 	struct fuse_iomap_io read, write;
+};
+
+struct fuse_iomap_end_in {
+	uint32_t opflags, reserved;
+	uint64_t attr_ino, pos, count;
+	int64_t written;
+	struct fuse_iomap_io map;
+};
+
+struct fuse_iomap_ioend_in {
+	uint32_t flags;
+	int32_t error;
+	uint64_t attr_ino, pos, new_addr, written;
+	uint32_t dev, pad;
+};
+
+struct fuse_iomap_ioend_out {
+	uint64_t newsize;
 };
 
 #ifndef FUSE_DEV_IOC_BACKING_OPEN
@@ -53,5 +74,7 @@ struct fuse_backing_map {
 _Static_assert(sizeof(struct fuse_iomap_io) == 32, "fuse_iomap_io");
 _Static_assert(sizeof(struct fuse_iomap_begin_in) == 32, "begin_in");
 _Static_assert(sizeof(struct fuse_iomap_begin_out) == 64, "begin_out");
+_Static_assert(sizeof(struct fuse_iomap_end_in) == 72, "end_in");
+_Static_assert(sizeof(struct fuse_iomap_ioend_in) == 48, "ioend_in");
 
 #endif

@@ -2,7 +2,10 @@
  * It serves the files of model.h, whose extents map into DEVICE (filled by
  * `iomap-check fill`), either through iomap (FUSE_IOMAP_BEGIN answers) or, when
  * the kernel does not offer iomap, through classic FUSE_READ on the device.
- * --mode selects a hostile behaviour for FUSE_IOMAP_BEGIN (see usage()).
+ * The writable file "w" gets blocks from a bump allocator on write mappings
+ * (UNWRITTEN until FUSE_IOMAP_IOEND converts them and sets the size).
+ * --mode selects a hostile behaviour for FUSE_IOMAP_BEGIN of "f", or, for
+ * the w-* and ioend-* modes, on the write side of "w" (see usage()).
  * The parent mounts, then exits once the child has answered FUSE_INIT and
  * registered the device, printing "iomap=0|1 dev=ID". */
 #include <errno.h>
@@ -29,7 +32,10 @@ static const char *const modes[] = {
 	"good", "beyond-end", "addr-overflow", "misaligned-offset", "misaligned-length",
 	"zero-length", "bad-type", "bad-flags", "not-covering", "unregistered-dev",
 	"closed-dev", "dev-on-hole", "write-ro", "inline", "delalloc", "hang", "die",
+	/* write side of "w" from here on */
+	"w-beyond-end", "w-hole", "ioend-absurd", "ioend-die",
 };
+#define FIRST_WRITE_MODE 17
 #define NMODES (sizeof(modes) / sizeof(modes[0]))
 
 static struct {
@@ -40,6 +46,14 @@ static struct {
 	uint32_t dev_id, closed_id;
 	bool iomap;
 } s;
+
+/* "w": per 4 KiB block, its device address and state */
+enum { W_HOLE, W_UNWRITTEN, W_WRITTEN };
+#define W_BLOCKS (M_W_MAX / M_BLOCK)
+static struct {
+	uint64_t size, next, addr[W_BLOCKS];
+	uint8_t state[W_BLOCKS];
+} w = { .next = M_ALLOC_BASE };
 
 static int mode_is(const char *name)
 {
@@ -94,14 +108,14 @@ static void fill_attr(struct fuse_attr *a, uint64_t ino)
 	a->ino = ino;
 	a->nlink = 1;
 	a->blksize = M_BLOCK;
-	if (!f) {
+	if (!f && ino != M_W_INO) {
 		a->mode = S_IFDIR | 0755;
 		a->nlink = 2;
 		return;
 	}
-	a->mode = S_IFREG | 0444;
-	a->size = f->size;
-	a->blocks = (f->size + 511) / 512;
+	a->mode = f ? S_IFREG | 0444 : S_IFREG | 0644;
+	a->size = f ? f->size : w.size;
+	a->blocks = (a->size + 511) / 512;
 	if (s.iomap)
 		a->flags = FUSE_ATTR_IOMAP | FUSE_ATTR_EXCLUSIVE;
 }
@@ -175,6 +189,84 @@ static void good_map(const struct m_file *f, uint64_t pos, struct fuse_iomap_io 
 	m->dev = s.dev_id;
 }
 
+/* FUSE_IOMAP_BEGIN for "w": allocate on writes, map the run of blocks at pos
+ * that share a state (and are contiguous on the device). */
+static void w_begin(uint64_t unique, const struct fuse_iomap_begin_in *in)
+{
+	struct fuse_iomap_begin_out out;
+	struct fuse_iomap_io *m = &out.read;
+	bool write = in->opflags & FUSE_IOMAP_OP_WRITE;
+	uint64_t b = in->pos / M_BLOCK, eb = W_BLOCKS, i;
+
+	memset(&out, 0, sizeof(out));
+	if (write) {
+		if (b >= W_BLOCKS || in->count > M_W_MAX - in->pos)
+			return (void)reply(unique, EFBIG, NULL, 0);
+		eb = (in->pos + in->count + M_BLOCK - 1) / M_BLOCK;
+		for (i = b; i < eb; i++) {
+			if (w.state[i] != W_HOLE)
+				continue;
+			if (w.next + M_BLOCK > M_DEV_SIZE)
+				return (void)reply(unique, ENOSPC, NULL, 0);
+			w.addr[i] = w.next;
+			w.next += M_BLOCK;
+			w.state[i] = W_UNWRITTEN;
+		}
+	}
+	m->offset = b * M_BLOCK;
+	m->addr = FUSE_IOMAP_NULL_ADDR;
+	if (b >= W_BLOCKS) {
+		m->length = 1ULL << 30;
+		return (void)reply(unique, 0, &out, sizeof(out));
+	}
+	for (i = b + 1; i < eb && w.state[i] == w.state[b] &&
+	     (w.state[b] == W_HOLE || w.addr[i] == w.addr[i - 1] + M_BLOCK); i++)
+		;
+	m->length = (i - b) * M_BLOCK;
+	if (w.state[b] != W_HOLE) {
+		m->type = w.state[b] == W_WRITTEN ? FUSE_IOMAP_TYPE_MAPPED
+						  : FUSE_IOMAP_TYPE_UNWRITTEN;
+		m->addr = w.addr[b];
+		m->dev = s.dev_id;
+	}
+	if (write && mode_is("w-beyond-end")) {
+		m->type = FUSE_IOMAP_TYPE_MAPPED;
+		m->addr = s.dev_size - M_BLOCK;
+		m->length = 2 * M_BLOCK;
+		m->dev = s.dev_id;
+	} else if (write && mode_is("w-hole")) {
+		m->type = FUSE_IOMAP_TYPE_HOLE;
+		m->addr = FUSE_IOMAP_NULL_ADDR;
+		m->dev = 0;
+	}
+	reply(unique, 0, &out, sizeof(out));
+}
+
+/* FUSE_IOMAP_IOEND: convert the written blocks of "w", grow its size. */
+static void do_ioend(uint64_t unique, uint64_t ino, const struct fuse_iomap_ioend_in *in)
+{
+	struct fuse_iomap_ioend_out out = { w.size };
+
+	if (s.verbose)
+		fprintf(stderr, "server: ioend ino %llu pos %llu written %llu flags 0x%x error %d\n",
+			(unsigned long long)ino, (unsigned long long)in->pos,
+			(unsigned long long)in->written, in->flags, in->error);
+	if (mode_is("ioend-die"))
+		_exit(3);
+	if (ino != M_W_INO || in->pos > M_W_MAX || in->written > M_W_MAX - in->pos)
+		return (void)reply(unique, EINVAL, NULL, 0);
+	if (!in->error) {
+		for (uint64_t b = in->pos / M_BLOCK;
+		     b < (in->pos + in->written + M_BLOCK - 1) / M_BLOCK; b++)
+			if (w.state[b] == W_UNWRITTEN)
+				w.state[b] = W_WRITTEN;
+		if (in->pos + in->written > w.size)
+			w.size = in->pos + in->written;
+	}
+	out.newsize = mode_is("ioend-absurd") ? 1ULL << 62 : w.size;
+	reply(unique, 0, &out, sizeof(out));
+}
+
 /* Answer FUSE_IOMAP_BEGIN, or misbehave as --mode says. */
 static void do_iomap_begin(uint64_t unique, uint64_t ino, const struct fuse_iomap_begin_in *in)
 {
@@ -188,11 +280,13 @@ static void do_iomap_begin(uint64_t unique, uint64_t ino, const struct fuse_ioma
 		fprintf(stderr, "server: begin ino %llu pos %llu count %llu op 0x%x\n",
 			(unsigned long long)ino, (unsigned long long)in->pos,
 			(unsigned long long)in->count, in->opflags);
+	if (ino == M_W_INO)
+		return w_begin(unique, in);
 	if (mode_is("hang"))
 		return;
 	if (mode_is("die"))
 		_exit(3);
-	if (!mode_is("good") && !mode_is("write-ro")) {
+	if (!mode_is("good") && !mode_is("write-ro") && s.mode < FIRST_WRITE_MODE) {
 		/* a well-formed 4 KiB mapping at pos, then one defect */
 		*m = (struct fuse_iomap_io){ base, M_BLOCK, 2 * M_MIB,
 					     FUSE_IOMAP_TYPE_MAPPED, 0, s.dev_id };
@@ -291,6 +385,14 @@ static void serve(void)
 		case FUSE_LOOKUP: {
 			const struct m_file *f = ih->nodeid == 1 ? m_lookup(arg) : NULL;
 
+			if (ih->nodeid == 1 && !strcmp(arg, M_W_NAME) && s.iomap) {
+				memset(&eo, 0, sizeof(eo));
+				eo.nodeid = M_W_INO;
+				eo.entry_valid = eo.attr_valid = 3600;
+				fill_attr(&eo.attr, M_W_INO);
+				reply(ih->unique, 0, &eo, sizeof(eo));
+				break;
+			}
 			if (!f) {
 				reply(ih->unique, ENOENT, NULL, 0);
 				break;
@@ -323,8 +425,21 @@ static void serve(void)
 		case FUSE_RELEASEDIR:
 		case FUSE_FLUSH:
 		case FUSE_ACCESS:
-		case FUSE_IOMAP_END_OP:
 			reply(ih->unique, 0, NULL, 0);
+			break;
+		case FUSE_IOMAP_END_OP: {
+			const struct fuse_iomap_end_in *in = arg;
+
+			if (s.verbose)
+				fprintf(stderr, "server: end ino %llu pos %llu count %llu written %lld type %u\n",
+					(unsigned long long)in->attr_ino, (unsigned long long)in->pos,
+					(unsigned long long)in->count, (long long)in->written,
+					in->map.type);
+			reply(ih->unique, 0, NULL, 0);
+			break;
+		}
+		case FUSE_IOMAP_IOEND_OP:
+			do_ioend(ih->unique, ih->nodeid, arg);
 			break;
 		case FUSE_IOMAP_BEGIN_OP:
 			do_iomap_begin(ih->unique, ih->nodeid, arg);

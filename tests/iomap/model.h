@@ -46,6 +46,13 @@ static const struct m_file m_files[] = {
 };
 #define M_NFILES (sizeof(m_files) / sizeof(m_files[0]))
 
+/* "w": a writable file, empty at mount; the server allocates its blocks in
+ * [M_ALLOC_BASE, M_DEV_SIZE) and keeps it below M_W_MAX bytes. */
+#define M_W_NAME	"w"
+#define M_W_INO		4ULL
+#define M_W_MAX		(1ULL << 20)
+#define M_ALLOC_BASE	(12ULL << 20)
+
 static inline uint8_t m_dev_byte(uint64_t a)
 {
 	uint64_t w = ((a >> 3) + 1) * 0x9E3779B97F4A7C15ULL ^ 0xE4CE11E4CE11ULL;
