@@ -112,6 +112,9 @@ hostile w-beyond-end "beyond the end of the device" expect-write-error
 hostile w-hole "direct write mapping without blocks" expect-write-error
 hostile ioend-absurd "bad size" expect-write-error
 hostile ioend-die "" expect-write-error
+hostile wb-hole "writeback mapping without blocks" expect-wb-error
+hostile wb-absurd "bad size" expect-wb-error
+hostile wb-die "" expect-wb-error
 
 # Privilege: an unprivileged server gets iomap only through the helper's ioctl.
 priv() { # NAME WANT-STATUS WANT-FIEMAP SERVER-OPTIONS...

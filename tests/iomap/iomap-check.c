@@ -9,12 +9,16 @@
  *   iomap-check fiemap MNT       prints "fiemap ok" or "fiemap error NAME"
  *   iomap-check eperm            FUSE_DEV_IOC_ADD_IOMAP without CAP_SYS_RAWIO
  *                                must fail with EPERM
- *   iomap-check write MNT DEV    O_DIRECT writes to the empty file "w", then
- *                                byte-exact checks through the mount and on
- *                                DEV at the addresses FIEMAP reports
+ *   iomap-check write MNT DEV    O_DIRECT then buffered writes to the empty
+ *                                file "w", then byte-exact checks through the
+ *                                mount (cold cache) and on DEV at the
+ *                                addresses FIEMAP reports
  *   iomap-check expect-write-error MNT
  *                                an O_DIRECT write to "w" must fail and leave
  *                                its size at 0; prints the error seen
+ *   iomap-check expect-wb-error MNT
+ *                                a buffered write to "w" must succeed and the
+ *                                fsync after it fail; prints the errors seen
  * Exit status 0 when every check passed. */
 #include <errno.h>
 #include <fcntl.h>
@@ -309,6 +313,7 @@ static uint8_t w_byte(uint64_t off, int gen)
 static bool w_write(int fd, uint64_t off, size_t len, int gen)
 {
 	static uint8_t *buf;
+	bool direct = fcntl(fd, F_GETFL) & O_DIRECT;
 	ssize_t n;
 
 	if (!buf && posix_memalign((void **)&buf, 4096, 256 << 10))
@@ -317,8 +322,8 @@ static bool w_write(int fd, uint64_t off, size_t len, int gen)
 		buf[i] = w_byte(off + i, gen);
 	n = pwrite(fd, buf, len, off);
 	if (n != (ssize_t)len)
-		return fail("O_DIRECT pwrite(%zu @ %llu) = %zd: %s", len,
-			    (unsigned long long)off, n, n < 0 ? strerror(errno) : "short");
+		return fail("%s pwrite(%zu @ %llu) = %zd: %s", direct ? "O_DIRECT" : "buffered",
+			    len, (unsigned long long)off, n, n < 0 ? strerror(errno) : "short");
 	memcpy(w_shadow + off, buf, len);
 	if (off + len > w_size)
 		w_size = off + len;
@@ -351,6 +356,43 @@ static bool check_write_direct(const char *mnt)
 	return ok;
 }
 
+/* Buffered: an overwrite of written blocks, a write into a hole inside the
+ * file, an extending write past a gap; then fsync and close must succeed. */
+static bool check_write_buffered(const char *mnt)
+{
+	static const struct { uint64_t off, len; } writes[] = {
+		{ 10000, 3000 }, { 250000, 100 }, { 300 << 10, 20000 },
+	};
+	int fd = open_file(mnt, M_W_NAME, O_RDWR);
+	struct stat st;
+	bool ok = true;
+
+	if (fd < 0)
+		return fail("open w: %s", strerror(errno));
+	for (size_t i = 0; ok && i < sizeof(writes) / sizeof(writes[0]); i++)
+		ok = w_write(fd, writes[i].off, writes[i].len, (int)i + 10);
+	if (ok && fsync(fd))
+		ok = fail("fsync w: %s", strerror(errno));
+	if (ok && fstat(fd, &st))
+		ok = fail("fstat w: %s", strerror(errno));
+	else if (ok && (uint64_t)st.st_size != w_size)
+		ok = fail("size of w is %lld, want %llu", (long long)st.st_size,
+			  (unsigned long long)w_size);
+	if (close(fd) && ok)
+		ok = fail("close w: %s", strerror(errno));
+	return ok;
+}
+
+static int drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	int r = fd < 0 || write(fd, "3\n", 2) != 2;
+
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 static bool w_compare(const uint8_t *buf, uint64_t off, size_t len, const char *what)
 {
 	for (size_t i = 0; i < len; i++)
@@ -369,6 +411,8 @@ static bool check_write_readback(const char *mnt)
 
 	if (posix_memalign((void **)&buf, 4096, M_W_MAX))
 		return fail("no memory");
+	if (drop_caches())
+		ok = fail("drop_caches: %s", strerror(errno));
 	for (int i = 0; ok && i < 2; i++) {
 		int fd = open_file(mnt, M_W_NAME, flags[i]);
 		ssize_t n = fd < 0 ? -1 : pread(fd, buf, M_W_MAX, 0);
@@ -426,10 +470,10 @@ static bool check_write_raw(const char *mnt, const char *dev)
 			ok = w_compare(buf, e->fe_logical, e->fe_length, "raw device");
 		mapped += e->fe_length;
 	}
-	/* 0-64K, 128K-140K and 200K-204K: the 64K gap must be a hole */
-	if (ok && mapped != (64 + 12 + 4) << 10)
+	/* 0-64K, 128K-140K, 200K-204K, 244K-248K, 300K-320K: gaps must be holes */
+	if (ok && mapped != (64 + 12 + 4 + 4 + 20) << 10)
 		ok = fail("%llu bytes mapped in %u extents, want %u", (unsigned long long)mapped,
-			  r.fm.fm_mapped_extents, (64 + 12 + 4) << 10);
+			  r.fm.fm_mapped_extents, (64 + 12 + 4 + 4 + 20) << 10);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -465,6 +509,31 @@ static int do_expect_write_error(const char *mnt)
 		printf("size 0\n");
 	close(fd);
 	free(buf);
+	return bad;
+}
+
+static int do_expect_wb_error(const char *mnt)
+{
+	static uint8_t buf[8192];
+	int fd = open_file(mnt, M_W_NAME, O_RDWR);
+	ssize_t n;
+	int bad = 0;
+
+	if (fd < 0)
+		return printf("open w: %s\n", err_name(errno)), 1;
+	memset(buf, 0xcd, sizeof(buf));
+	n = pwrite(fd, buf, sizeof(buf), 0);
+	if (n != (ssize_t)sizeof(buf))
+		printf("buffered write returned %zd (%s), want %zu\n", n,
+		       n < 0 ? err_name(errno) : "short", sizeof(buf)), bad = 1;
+	if (fsync(fd))
+		printf("fsync error %s\n", err_name(errno));
+	else
+		printf("fsync succeeded, want an error\n"), bad = 1;
+	if (close(fd))
+		printf("close error %s\n", err_name(errno));
+	else
+		printf("close ok\n");
 	return bad;
 }
 
@@ -512,10 +581,13 @@ int main(int argc, char **argv)
 		return do_fiemap(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "eperm"))
 		return do_eperm();
+	if (argc == 3 && !strcmp(argv[1], "expect-wb-error"))
+		return do_expect_wb_error(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "expect-write-error"))
 		return do_expect_write_error(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "write")) {
 		report("write-direct", check_write_direct(argv[2]));
+		report("write-buffered", check_write_buffered(argv[2]));
 		report("write-readback", check_write_readback(argv[2]));
 		report("write-raw", check_write_raw(argv[2], argv[3]));
 		return failures != 0;

@@ -34,6 +34,8 @@ static const char *const modes[] = {
 	"closed-dev", "dev-on-hole", "write-ro", "inline", "delalloc", "hang", "die",
 	/* write side of "w" from here on */
 	"w-beyond-end", "w-hole", "ioend-absurd", "ioend-die",
+	/* the same for buffered writes, under the names of their cases */
+	"wb-hole", "wb-absurd", "wb-die",
 };
 #define FIRST_WRITE_MODE 17
 #define NMODES (sizeof(modes) / sizeof(modes[0]))
@@ -234,7 +236,7 @@ static void w_begin(uint64_t unique, const struct fuse_iomap_begin_in *in)
 		m->addr = s.dev_size - M_BLOCK;
 		m->length = 2 * M_BLOCK;
 		m->dev = s.dev_id;
-	} else if (write && mode_is("w-hole")) {
+	} else if (write && (mode_is("w-hole") || mode_is("wb-hole"))) {
 		m->type = FUSE_IOMAP_TYPE_HOLE;
 		m->addr = FUSE_IOMAP_NULL_ADDR;
 		m->dev = 0;
@@ -251,7 +253,7 @@ static void do_ioend(uint64_t unique, uint64_t ino, const struct fuse_iomap_ioen
 		fprintf(stderr, "server: ioend ino %llu pos %llu written %llu flags 0x%x error %d\n",
 			(unsigned long long)ino, (unsigned long long)in->pos,
 			(unsigned long long)in->written, in->flags, in->error);
-	if (mode_is("ioend-die"))
+	if (mode_is("ioend-die") || mode_is("wb-die"))
 		_exit(3);
 	if (ino != M_W_INO || in->pos > M_W_MAX || in->written > M_W_MAX - in->pos)
 		return (void)reply(unique, EINVAL, NULL, 0);
@@ -263,7 +265,7 @@ static void do_ioend(uint64_t unique, uint64_t ino, const struct fuse_iomap_ioen
 		if (in->pos + in->written > w.size)
 			w.size = in->pos + in->written;
 	}
-	out.newsize = mode_is("ioend-absurd") ? 1ULL << 62 : w.size;
+	out.newsize = mode_is("ioend-absurd") || mode_is("wb-absurd") ? 1ULL << 62 : w.size;
 	reply(unique, 0, &out, sizeof(out));
 }
 
