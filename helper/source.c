@@ -1,4 +1,4 @@
-/* helper/source.c: opens the source to mount: a block device as it is, a
+/* helper/source.c: opens the source to mount: a block device exclusively, a
  * regular file through a new autoclear loop device (gone when the server, its
  * last user, closes it). The only look at the image is the ext2 magic number. */
 #include "helper.h"
@@ -62,6 +62,25 @@ static void check_magic(const char *source, int fd)
 			    source);
 }
 
+/* Reopens a block device with O_EXCL, which the kernel refuses (EBUSY) while the
+ * device is mounted or claimed by anyone else, and which keeps it claimed while
+ * the server holds the fd: nothing mounts it twice. */
+static int claim_device(const char *source, int fd, const struct stat *st, bool ro)
+{
+	int excl = open(source, (ro ? O_RDONLY : O_RDWR) | O_EXCL | O_CLOEXEC | O_NOCTTY);
+	struct stat again;
+
+	if (excl < 0 && errno == EBUSY)
+		helper_fail(EXIT_MOUNT, "%s: the device is in use (mounted, or held by "
+			    "another program); not mounted", source);
+	if (excl < 0)
+		helper_fail(EXIT_MOUNT, "cannot open %s: %s", source, strerror(errno));
+	if (fstat(excl, &again) || !S_ISBLK(again.st_mode) || again.st_rdev != st->st_rdev)
+		helper_fail(EXIT_MOUNT, "%s: changed while it was being opened", source);
+	close(fd);
+	return excl;
+}
+
 int helper_open_source(const char *source, bool ro)
 {
 	struct stat st;
@@ -77,6 +96,8 @@ int helper_open_source(const char *source, bool ro)
 	/* O_NONBLOCK only kept a FIFO from blocking the open */
 	if (fcntl(fd, F_SETFL, 0))
 		helper_fail(EXIT_SYSTEM, "%s: %s", source, strerror(errno));
+	if (S_ISBLK(st.st_mode))
+		fd = claim_device(source, fd, &st, ro);
 	if (S_ISREG(st.st_mode)) {
 		int loop = open_loop(source, fd, ro);
 
