@@ -1,5 +1,7 @@
 # helper/build.mk: mount.fuse.ext4, the privileged mount helper, and `make install`
-# of it (with the mount.fuse.ext2/ext3 names), the server and the systemd units:
+# of it (setuid root, for users' mounts; with the mount.fuse.ext2/ext3 names), the
+# server and the systemd units (install a release build: a sanitizer build is not
+# for setuid use):
 #   make install [DESTDIR=...] [PREFIX=/usr]
 HELPER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard helper/*.c))
 $(BUILD)/mount.fuse.ext4: $(HELPER_OBJS)
@@ -15,7 +17,7 @@ DOCDIR     ?= $(PREFIX)/share/doc/ext4cell
 
 .PHONY: install
 install: $(BUILD)/mount.fuse.ext4 $(BUILD)/ext4cell-server
-	install -D -m 0755 $(BUILD)/mount.fuse.ext4 $(DESTDIR)$(SBINDIR)/mount.fuse.ext4
+	install -D -m 4755 $(BUILD)/mount.fuse.ext4 $(DESTDIR)$(SBINDIR)/mount.fuse.ext4
 	ln -sf mount.fuse.ext4 $(DESTDIR)$(SBINDIR)/mount.fuse.ext2
 	ln -sf mount.fuse.ext4 $(DESTDIR)$(SBINDIR)/mount.fuse.ext3
 	install -D -m 0755 $(BUILD)/ext4cell-server $(DESTDIR)$(LIBEXECDIR)/ext4cell-server

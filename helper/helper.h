@@ -3,8 +3,11 @@
 #ifndef EC_HELPER_H
 #define EC_HELPER_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "../proto/proto.h"
 
@@ -26,19 +29,69 @@ void helper_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct helper_opts {
 	unsigned long msflags;			/* MS_* for mount(2) */
 	bool ro;
+	bool allow_other;
 	char server[PROTO_MAX_STR + 1];		/* options for the server */
 };
 /* Adds a comma-separated list; unknown options are fatal unless sloppy (-s). */
 void helper_parse_options(struct helper_opts *o, const char *list, bool sloppy);
 
-/* Opens SOURCE (a loop device for a regular file) and checks the ext2 magic (source.c). */
-int helper_open_source(const char *source, bool ro);
+/* Who called, and with which effective ids the helper works (privs.c): root
+ * keeps root; a user (setuid-root installation) works as the user and raises
+ * to root only around what needs it. */
+void helper_privs_init(void);
+void helper_privs_require(void);		/* refuses when not root nor setuid */
+bool helper_is_user(void);
+uid_t helper_uid(void);				/* the caller's real uid */
+void helper_privs_raise(void);			/* no-ops when root called */
+void helper_privs_drop(void);
+bool helper_denied(int err);			/* a user's EACCES/EPERM */
+int helper_open_nosymlinks(const char *path, int flags);	/* openat2, O_CLOEXEC */
+
+/* /etc/ext4cell.conf (config.c): settings for users' mounts. */
+#define HELPER_CONFIG	"/etc/ext4cell.conf"
+struct helper_config {
+	bool user_allow_other;
+	unsigned user_mount_max;
+};
+void helper_read_config(struct helper_config *c);
+
+/* /etc/fstab entries of our type marked user/users (fstab.c). */
+struct helper_fstab {
+	char source[PATH_MAX];		/* a path; for LABEL= etc. the /dev/disk link */
+	bool tag;			/* source is a /dev/disk/by-* link */
+	char dir[PATH_MAX];
+	char opts[PROTO_MAX_STR + 1];
+};
+/* Finds the entry that SOURCE and MOUNTPOINT name, as the caller sees them. */
+bool helper_fstab_find(const char *type, const char *source, const char *mnt,
+		       struct helper_fstab *e);
+/* Refuses command-line options that are not in the entry and do not restrict it. */
+void helper_fstab_check_options(const struct helper_fstab *e, const char *list);
+
+/* The checks for users (policy.c); each refuses with exit status 1. */
+void helper_check_mountpoint(const char *mnt, int mntfd);
+void helper_check_image_owner(const char *source, const struct stat *st);
+void helper_check_allow_other(const struct helper_opts *o, const struct helper_config *c);
+void helper_check_mount_count(const struct helper_config *c, unsigned have);
+unsigned helper_count_mounts(void);	/* the caller's ext4cell mounts (mountinfo) */
+/* A user's open of the source failed with EACCES/EPERM (errno): refuses. */
+void helper_refuse_open(const char *source, bool ro)
+	__attribute__((noreturn));
+
+/* The source (source.c): opens PATH (SOURCE in messages) with the current
+ * effective ids, a block device exclusively; no_symlinks: none followed. Then
+ * attaches a regular file to a loop device and checks the ext2 magic. */
+int helper_open_source(const char *source, const char *path, bool ro, bool no_symlinks,
+		       struct stat *st);
+int helper_attach_source(const char *source, int fd, const struct stat *st, bool ro);
 
 /* /dev/fuse with the iomap bit if the kernel grants it (kmount.c). */
 int helper_open_fuse(bool *iomap);
-/* Mounts fusefd on the directory mntfd (named mnt in messages). */
-void helper_mount(const char *source, const char *type, int mntfd, const char *mnt,
-		  int fusefd, unsigned long msflags, uint32_t verdict);
+/* Mounts fusefd on the directory mntfd (named mnt in messages); returns the new
+ * mount's fd, through which helper_unmount() detaches it again. */
+int helper_mount(const char *source, const char *type, int mntfd, const char *mnt,
+		 int fusefd, unsigned long msflags, uint32_t verdict);
+void helper_unmount(int mfd);
 
 /* Server connection (client.c): connect and check the peer; send the request;
  * get the verdict (fatal unless ok; returns its flags); send SERVE (0 or -1). */

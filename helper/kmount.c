@@ -1,5 +1,7 @@
 /* helper/kmount.c: the kernel side of a mount: /dev/fuse (with the iomap bit
- * where the kernel has FUSE_DEV_IOC_ADD_IOMAP) and the mount(2) call itself. */
+ * where the kernel has FUSE_DEV_IOC_ADD_IOMAP) and the mount itself, made with
+ * the fd-based mount API (fsopen, fsmount, move_mount onto the mount point's
+ * fd) so that undoing it goes through the new mount's fd, never a path. */
 #include "helper.h"
 
 #include <errno.h>
@@ -9,6 +11,15 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <unistd.h>
+
+/* Flags of the superblock rather than of the mount, set through fsconfig(). */
+static const struct {
+	unsigned long ms;
+	const char *name;
+} sb_flags[] = {
+	{ MS_RDONLY, "ro" }, { MS_SYNCHRONOUS, "sync" }, { MS_DIRSYNC, "dirsync" },
+	{ MS_LAZYTIME, "lazytime" },
+};
 
 #ifndef FUSE_DEV_IOC_ADD_IOMAP
 #define FUSE_DEV_IOC_ADD_IOMAP	_IO(229, 101)	/* DESIGN.md section 2 */
@@ -28,22 +39,77 @@ int helper_open_fuse(bool *iomap)
 	return fd;
 }
 
-void helper_mount(const char *source, const char *type, int mntfd, const char *mnt,
-		  int fusefd, unsigned long msflags, uint32_t verdict)
+/* One fsconfig() setting: a string, or a flag when value is NULL. */
+static void set(int fs, const char *key, const char *value, const char *source, const char *mnt)
 {
-	char data[256], target[64];
+	if (fsconfig(fs, value ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, key, value, 0))
+		helper_fail(EXIT_MOUNT, "mounting %s on %s failed: %s (%s)", source, mnt,
+			    strerror(errno), key);
+}
 
-	snprintf(data, sizeof(data), "fd=%d,rootmode=40000,user_id=%u,group_id=%u%s%s", fusefd,
-		 (unsigned)getuid(), (unsigned)getgid(),
-		 verdict & PROTO_VER_DEFPERM ? ",default_permissions" : "",
-		 verdict & PROTO_VER_ALLOW_OTHER ? ",allow_other" : "");
-	snprintf(target, sizeof(target), "/proc/self/fd/%d", mntfd);
+/* mount(2)'s MS_* flags that are properties of the mount, as MOUNT_ATTR_*. */
+static unsigned mount_attrs(unsigned long ms)
+{
+	return (ms & MS_RDONLY ? MOUNT_ATTR_RDONLY : 0) | (ms & MS_NOEXEC ? MOUNT_ATTR_NOEXEC : 0) |
+	       (ms & MS_NOATIME ? MOUNT_ATTR_NOATIME : 0) |
+	       (ms & MS_STRICTATIME ? MOUNT_ATTR_STRICTATIME : 0) |
+	       (ms & MS_NODIRATIME ? MOUNT_ATTR_NODIRATIME : 0) | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+}
+
+int helper_mount(const char *source, const char *type, int mntfd, const char *mnt,
+		 int fusefd, unsigned long msflags, uint32_t verdict)
+{
+	char num[3][16];
+	int fs, mfd;
+
 	if (verdict & PROTO_VER_RO) {
 		if (!(msflags & MS_RDONLY))
 			helper_say("%s: the server allows read-only access only", source);
 		msflags |= MS_RDONLY;
 	}
-	helper_say("mount -t %s -o %s %s %s", type, data, source, mnt);
-	if (mount(source, target, type, msflags | MS_NOSUID | MS_NODEV, data))
+	snprintf(num[0], sizeof(num[0]), "%d", fusefd);
+	snprintf(num[1], sizeof(num[1]), "%u", (unsigned)getuid());
+	snprintf(num[2], sizeof(num[2]), "%u", (unsigned)getgid());
+	helper_say("mount -t %s -o fd=%s,rootmode=40000,user_id=%s,group_id=%s%s%s%s %s %s", type,
+		   num[0], num[1], num[2], verdict & PROTO_VER_DEFPERM ? ",default_permissions" : "",
+		   verdict & PROTO_VER_ALLOW_OTHER ? ",allow_other" : "",
+		   msflags & MS_RDONLY ? ",ro" : "", source, mnt);
+	helper_privs_raise();
+	fs = fsopen("fuse", FSOPEN_CLOEXEC);
+	if (fs < 0)
+		helper_fail(EXIT_MOUNT, "mounting %s on %s failed: fsopen: %s", source, mnt,
+			    strerror(errno));
+	set(fs, "source", source, source, mnt);
+	set(fs, "subtype", type + strlen("fuse."), source, mnt);
+	set(fs, "fd", num[0], source, mnt);
+	set(fs, "rootmode", "40000", source, mnt);
+	set(fs, "user_id", num[1], source, mnt);
+	set(fs, "group_id", num[2], source, mnt);
+	if (verdict & PROTO_VER_DEFPERM)
+		set(fs, "default_permissions", NULL, source, mnt);
+	if (verdict & PROTO_VER_ALLOW_OTHER)
+		set(fs, "allow_other", NULL, source, mnt);
+	/* the superblock's own flags */
+	for (size_t i = 0; i < sizeof(sb_flags) / sizeof(sb_flags[0]); i++)
+		if (msflags & sb_flags[i].ms)
+			set(fs, sb_flags[i].name, NULL, source, mnt);
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
 		helper_fail(EXIT_MOUNT, "mounting %s on %s failed: %s", source, mnt, strerror(errno));
+	mfd = fsmount(fs, FSMOUNT_CLOEXEC, mount_attrs(msflags));
+	if (mfd < 0 || move_mount(mfd, "", mntfd, "", MOVE_MOUNT_F_EMPTY_PATH |
+				  MOVE_MOUNT_T_EMPTY_PATH))
+		helper_fail(EXIT_MOUNT, "mounting %s on %s failed: %s", source, mnt, strerror(errno));
+	helper_privs_drop();
+	close(fs);
+	return mfd;
+}
+
+void helper_unmount(int mfd)
+{
+	char self[32];
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", mfd);
+	helper_privs_raise();
+	umount2(self, MNT_DETACH);
+	helper_privs_drop();
 }

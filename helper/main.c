@@ -18,7 +18,8 @@ static const char usage[] =
 "Mounts the ext2/ext3/ext4 filesystem on SOURCE (a block device, or an image\n"
 "file through a loop device) at MOUNTPOINT, served by a sandboxed, socket-\n"
 "activated ext4cell-server instead of the kernel's ext4 driver. Normally run\n"
-"by mount(8): mount -t fuse.ext4 SOURCE MOUNTPOINT. Only root may mount.\n"
+"by mount(8): mount -t fuse.ext4 SOURCE MOUNTPOINT. Root may mount anything;\n"
+"users what mount.fuse.ext4(8) allows (installed setuid root).\n"
 "\n"
 "  -o OPTIONS  comma-separated mount options (mount.fuse.ext4(8)); repeatable\n"
 "  -n          do not write /etc/mtab (accepted; there is none to write)\n"
@@ -43,19 +44,81 @@ static const char *mount_type(const char *argv0)
 	return "fuse.ext4";
 }
 
+/* One mount on its way. */
+struct job {
+	const char *type, *source, *mnt;
+	struct helper_opts o;
+	struct helper_config conf;
+	struct stat st;			/* of the source as opened */
+	int mntfd, devfd;
+};
+
+static void parse_lists(struct job *j, char **lists, int nlists, bool sloppy)
+{
+	for (int i = 0; i < nlists; i++)
+		helper_parse_options(&j->o, lists[i], sloppy);
+}
+
+/* Root: any source, any mount point, any option. */
+static void prepare_root(struct job *j, char **lists, int nlists, bool sloppy)
+{
+	parse_lists(j, lists, nlists, sloppy);
+	j->mntfd = open(j->mnt, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (j->mntfd < 0)
+		helper_fail(EXIT_MOUNT, "mount point %s: %s", j->mnt, strerror(errno));
+	j->devfd = helper_open_source(j->source, j->source, j->o.ro, false, &j->st);
+}
+
+/* A user: an /etc/fstab entry marked user/users, opened as root from the
+ * administrator's paths; otherwise the caller's own paths opened with the
+ * caller's rights, then the ownership rules on what was opened. */
+static void prepare_user(struct job *j, char **lists, int nlists, bool sloppy)
+{
+	struct helper_fstab e;
+
+	helper_read_config(&j->conf);
+	helper_check_mount_count(&j->conf, helper_count_mounts());
+	if (helper_fstab_find(j->type, j->source, j->mnt, &e)) {
+		helper_parse_options(&j->o, e.opts, sloppy);
+		for (int i = 0; i < nlists; i++)
+			helper_fstab_check_options(&e, lists[i]);
+		parse_lists(j, lists, nlists, sloppy);
+		helper_privs_raise();
+		j->mntfd = helper_open_nosymlinks(e.dir, O_PATH | O_DIRECTORY);
+		if (j->mntfd < 0)
+			helper_fail(EXIT_MOUNT, "mount point %s (from /etc/fstab): %s", e.dir,
+				    strerror(errno));
+		j->devfd = helper_open_source(j->source, e.source, j->o.ro, !e.tag, &j->st);
+		helper_privs_drop();
+		return;
+	}
+	parse_lists(j, lists, nlists, sloppy);
+	helper_check_allow_other(&j->o, &j->conf);
+	j->mntfd = open(j->mnt, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (j->mntfd < 0 && helper_denied(errno))
+		helper_fail(EXIT_USAGE, "mount point %s: you (uid %u) may not open it: %s", j->mnt,
+			    (unsigned)helper_uid(), strerror(errno));
+	if (j->mntfd < 0)
+		helper_fail(EXIT_MOUNT, "mount point %s: %s", j->mnt, strerror(errno));
+	helper_check_mountpoint(j->mnt, j->mntfd);
+	j->devfd = helper_open_source(j->source, j->source, j->o.ro, false, &j->st);
+	helper_check_image_owner(j->source, &j->st);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct helper_opts o;
-	const char *type = mount_type(argv[0]), *source, *mnt;
+	static struct job j;
 	char *lists[64];
-	int nlists = 0, ch, mntfd, devfd, fusefd, sock;
+	int nlists = 0, ch, fusefd, sock, mfd;
 	bool sloppy = false, iomap;
 	uint32_t verdict;
 
+	helper_privs_init();
+	j.type = mount_type(argv[0]);
 	while ((ch = getopt_long(argc, argv, "o:nsvt:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
@@ -82,30 +145,37 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		helper_fail(EXIT_USAGE, "expected SOURCE and MOUNTPOINT (see --help)");
-	source = argv[optind];
-	mnt = argv[optind + 1];
-	if (getuid() != 0 || geteuid() != 0)
-		helper_fail(EXIT_USAGE, "only root may mount with ext4cell (mounting as a user "
-			    "is not supported yet)");
-	for (int i = 0; i < nlists; i++)
-		helper_parse_options(&o, lists[i], sloppy);
+	j.source = argv[optind];
+	j.mnt = argv[optind + 1];
+	helper_privs_require();
+	if (helper_is_user())
+		prepare_user(&j, lists, nlists, sloppy);
+	else
+		prepare_root(&j, lists, nlists, sloppy);
+	j.devfd = helper_attach_source(j.source, j.devfd, &j.st, j.o.ro);
 
-	mntfd = open(mnt, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (mntfd < 0)
-		helper_fail(EXIT_MOUNT, "mount point %s: %s", mnt, strerror(errno));
-	devfd = helper_open_source(source, o.ro);
+	helper_privs_raise();
 	fusefd = helper_open_fuse(&iomap);
 	sock = helper_connect();
-	verdict = helper_request(sock, fusefd, devfd,
-				 (o.ro ? PROTO_REQ_RO : 0) | (iomap ? PROTO_REQ_IOMAP : 0),
-				 o.server, source);
-	close(devfd);
-	helper_mount(source, type, mntfd, mnt, fusefd, o.msflags, verdict);
-	if (helper_serve(sock)) {
-		umount2(mnt, MNT_DETACH);
-		helper_fail(EXIT_MOUNT, "%s: the server went away before serving; unmounted %s",
-			    source, mnt);
+	helper_privs_drop();
+	verdict = helper_request(sock, fusefd, j.devfd,
+				 (j.o.ro ? PROTO_REQ_RO : 0) | (iomap ? PROTO_REQ_IOMAP : 0),
+				 j.o.server, j.source);
+	close(j.devfd);
+	mfd = helper_mount(j.source, j.type, j.mntfd, j.mnt, fusefd, j.o.msflags, verdict);
+	/* concurrent mounts by one user all pass the first count: the second,
+	 * with this mount in the table, keeps the total at the limit */
+	if (helper_is_user() && helper_count_mounts() > j.conf.user_mount_max) {
+		helper_unmount(mfd);
+		helper_fail(EXIT_USAGE, "you (uid %u) went over %u ext4cell mounts (user_mount_max "
+			    "in %s) while mounting %s; unmounted it again", (unsigned)helper_uid(),
+			    j.conf.user_mount_max, HELPER_CONFIG, j.mnt);
 	}
-	helper_say("mounted %s on %s", source, mnt);
+	if (helper_serve(sock)) {
+		helper_unmount(mfd);
+		helper_fail(EXIT_MOUNT, "%s: the server went away before serving; unmounted %s",
+			    j.source, j.mnt);
+	}
+	helper_say("mounted %s on %s", j.source, j.mnt);
 	return 0;
 }

@@ -22,15 +22,19 @@ static const struct flag flags[] = {
 	{ "atime", 0, MS_NOATIME }, { "nodiratime", MS_NODIRATIME, 0 },
 	{ "diratime", 0, MS_NODIRATIME }, { "sync", MS_SYNCHRONOUS, 0 },
 	{ "async", 0, MS_SYNCHRONOUS }, { "dirsync", MS_DIRSYNC, 0 },
-	{ "lazytime", MS_LAZYTIME, 0 }, { NULL, 0, 0 },
+	{ "lazytime", MS_LAZYTIME, 0 },
+	/* as in mount(8), an fstab entry users may mount is noexec unless a later
+	 * option says exec (nosuid,nodev always) */
+	{ "user", MS_NOEXEC, 0 }, { "users", MS_NOEXEC, 0 }, { NULL, 0, 0 },
 };
 
 /* mount(8) and fstab words that mean nothing to the filesystem. */
 static const char *const dropped[] = {
-	"defaults", "auto", "noauto", "user", "users", "nouser", "owner", "group",
-	"nofail", "_netdev", NULL,
+	"defaults", "auto", "noauto", "nouser", "owner", "group", "nofail", "_netdev", NULL,
 };
-static const char *const dropped_prefix[] = { "x-", "comment=", NULL };
+/* user=NAME: what mount(8) makes of `user` for a user; the helper goes by the
+ * real uid instead */
+static const char *const dropped_prefix[] = { "x-", "comment=", "user=", NULL };
 
 /* Options of ext4cell-server (server/options.c), passed on. */
 static const char *const server[] = {
@@ -81,6 +85,7 @@ static void parse_one(struct helper_opts *o, const char *opt, bool sloppy)
 	if (in(dropped, opt) || prefixed(dropped_prefix, opt))
 		return;
 	if (in(server, opt) || prefixed(server_prefix, opt)) {
+		o->allow_other |= !strcmp(opt, "allow_other");
 		add_server(o, opt);
 		return;
 	}

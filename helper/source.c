@@ -1,6 +1,7 @@
 /* helper/source.c: opens the source to mount: a block device exclusively, a
  * regular file through a new autoclear loop device (gone when the server, its
- * last user, closes it). The only look at the image is the ext2 magic number. */
+ * last user, closes it; set up as root, on the fd opened with the caller's
+ * rights). The only look at the image is the ext2 magic number. */
 #include "helper.h"
 
 #include <errno.h>
@@ -62,45 +63,55 @@ static void check_magic(const char *source, int fd)
 			    source);
 }
 
-/* Reopens a block device with O_EXCL, which the kernel refuses (EBUSY) while the
- * device is mounted or claimed by anyone else, and which keeps it claimed while
- * the server holds the fd: nothing mounts it twice. */
-static int claim_device(const char *source, int fd, const struct stat *st, bool ro)
+/* Reopens a block device (through its fd, not its name) with O_EXCL, which the
+ * kernel refuses (EBUSY) while the device is mounted or claimed by anyone else,
+ * and which keeps it claimed while the server holds the fd: nothing mounts it
+ * twice. */
+static int claim_device(const char *source, int fd, bool ro)
 {
-	int excl = open(source, (ro ? O_RDONLY : O_RDWR) | O_EXCL | O_CLOEXEC | O_NOCTTY);
-	struct stat again;
+	char self[64];
+	int excl;
 
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	excl = open(self, (ro ? O_RDONLY : O_RDWR) | O_EXCL | O_CLOEXEC | O_NOCTTY);
 	if (excl < 0 && errno == EBUSY)
 		helper_fail(EXIT_MOUNT, "%s: the device is in use (mounted, or held by "
 			    "another program); not mounted", source);
 	if (excl < 0)
 		helper_fail(EXIT_MOUNT, "cannot open %s: %s", source, strerror(errno));
-	if (fstat(excl, &again) || !S_ISBLK(again.st_mode) || again.st_rdev != st->st_rdev)
-		helper_fail(EXIT_MOUNT, "%s: changed while it was being opened", source);
 	close(fd);
 	return excl;
 }
 
-int helper_open_source(const char *source, bool ro)
+int helper_open_source(const char *source, const char *path, bool ro, bool no_symlinks,
+		       struct stat *st)
 {
-	struct stat st;
-	int fd = open(source, (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int flags = (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	int fd = no_symlinks ? helper_open_nosymlinks(path, flags) : open(path, flags);
 
+	if (fd < 0 && helper_denied(errno))
+		helper_refuse_open(source, ro);
 	if (fd < 0)
 		helper_fail(EXIT_MOUNT, "cannot open %s %s: %s", source,
 			    ro ? "read-only" : "read-write", strerror(errno));
-	if (fstat(fd, &st))
+	if (fstat(fd, st))
 		helper_fail(EXIT_MOUNT, "%s: %s", source, strerror(errno));
-	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+	if (!S_ISREG(st->st_mode) && !S_ISBLK(st->st_mode))
 		helper_fail(EXIT_MOUNT, "%s: not a block device or a regular file", source);
 	/* O_NONBLOCK only kept a FIFO from blocking the open */
 	if (fcntl(fd, F_SETFL, 0))
 		helper_fail(EXIT_SYSTEM, "%s: %s", source, strerror(errno));
-	if (S_ISBLK(st.st_mode))
-		fd = claim_device(source, fd, &st, ro);
-	if (S_ISREG(st.st_mode)) {
-		int loop = open_loop(source, fd, ro);
+	return S_ISBLK(st->st_mode) ? claim_device(source, fd, ro) : fd;
+}
 
+int helper_attach_source(const char *source, int fd, const struct stat *st, bool ro)
+{
+	if (S_ISREG(st->st_mode)) {
+		int loop;
+
+		helper_privs_raise();
+		loop = open_loop(source, fd, ro);
+		helper_privs_drop();
 		close(fd);
 		fd = loop;
 	}
