@@ -4,7 +4,8 @@
  * entry (same name, or the same file as the caller sees it); what is opened
  * afterwards, as root, is the administrator's path, with no symbolic link
  * followed (a user could swap one in a directory they own). Options on the
- * command line must be in the entry, or only restrict it. */
+ * command line must be in the entry, or only restrict it (or be rw when the
+ * entry is not ro: mount(8) passes what the entry means). */
 #include "helper.h"
 
 #include <errno.h>
@@ -113,8 +114,10 @@ void helper_fstab_check_options(const struct helper_fstab *e, const char *list)
 
 		for (const char *const *r = restricting; *r; r++)
 			restricts |= !strcmp(tok, *r);
-		/* mount(8) turns the entry's `user` into user=NAME */
-		if (restricts || in_entry(e->opts, tok) || !strncmp(tok, "user=", 5))
+		/* mount(8) passes rw for an entry that is not ro; it may turn the
+		 * entry's `user` into user=NAME */
+		if (restricts || in_entry(e->opts, tok) || !strncmp(tok, "user=", 5) ||
+		    (!strcmp(tok, "rw") && !in_entry(e->opts, "ro")))
 			continue;
 		helper_fail(EXIT_USAGE, "option '%s' is not in the /etc/fstab entry for %s: "
 			    "users may only add ro, noexec, nosuid, nodev", tok, e->source);

@@ -1,7 +1,7 @@
-# tests/host/build.mk: host test programs (POSIX suite, differential test) and
-# the server's unit tests, built into $(BUILD)/tests/.
+# tests/host/build.mk: host test programs (POSIX suite, differential test, fd
+# helper, fake protocol peer) and the server's unit tests, built into $(BUILD)/tests/.
 CPPFLAGS_tests += $(shell $(PKG_CONFIG) --cflags ext2fs)
-HOST_TESTS := posix difftest withfd
+HOST_TESTS := posix difftest withfd helperpeer
 PROGRAMS += $(patsubst %,$(BUILD)/tests/host/%,$(HOST_TESTS)) $(BUILD)/tests/unit/server_unit
 $(patsubst %,$(BUILD)/tests/host/%,$(HOST_TESTS)): $(BUILD)/tests/host/%: $(BUILD)/tests/host/%.o
 	$(CC) $(LDFLAGS) -o $@ $^
