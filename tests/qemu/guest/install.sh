@@ -1,0 +1,27 @@
+#!/bin/bash
+# tests/qemu/guest/install.sh BUILD [UNIT...]: in a systemd-mode guest (tests/qemu/vm
+# --systemd), put BUILD's programs and the tree's units where `make install` puts
+# them: mount.fuse.ext4 setuid root in /usr/sbin (with the ext2/ext3 names),
+# ext4cell-server in /usr/libexec/ext4cell, ext4cell.socket and ext4cell@.service
+# (and any further UNIT files) linked into systemd; then start ext4cell.socket.
+# Exit status 0 when the socket is active, root's and mode 0600.
+set -u
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
+build=$1
+shift
+# A sanitizer build's instances: the unit forbids ptrace (SystemCallFilter=~@debug),
+# which the LeakSanitizer check needs (seccomp/sanitizer.c): it would wait forever
+# for its killed tracer. Leaks are checked by the host suites.
+if grep -q __asan_init "$build/ext4cell-server"; then
+	mkdir -p /run/systemd/system/ext4cell@.service.d
+	printf '[Service]\nEnvironment=ASAN_OPTIONS=detect_leaks=0\n' \
+		>/run/systemd/system/ext4cell@.service.d/sanitizer.conf
+fi
+mkdir -p /usr/libexec/ext4cell
+ln -sf "$build/ext4cell-server" /usr/libexec/ext4cell/ext4cell-server
+install -m 4755 "$build/mount.fuse.ext4" /usr/sbin/mount.fuse.ext4
+for n in ext2 ext3; do ln -sf mount.fuse.ext4 "/usr/sbin/mount.fuse.$n"; done
+systemctl link "$repo/units/ext4cell.socket" "$repo/units/ext4cell@.service" "$@" &&
+	systemctl start ext4cell.socket || exit 1
+[ "$(systemctl is-active ext4cell.socket)" = active ] &&
+	[ "$(stat -c "%a %U" /run/ext4cell/ext4.sock)" = "600 root" ]
