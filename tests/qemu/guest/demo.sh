@@ -1,33 +1,81 @@
 #!/bin/bash
-# tests/qemu/guest/demo.sh DEVICE: the product demo, inside a QEMU guest booted
-# with our kernel: make an ext4 filesystem on DEVICE, mount it through
-# ext4cell-server (FUSE), copy a tree in and read it back, show the mount, then
-# unmount and check the filesystem with e2fsck. Exit 0 only when all of it worked.
+# tests/qemu/guest/demo.sh [BUILD]: the product demo, in a QEMU guest with systemd
+# as PID 1 (tests/qemu/vm --systemd): install BUILD's programs (default: the
+# release build, build/) and the units as `make install` does, then, as the
+# unprivileged user ext4user: make an ext4 image, mount it with mount.fuse.ext4
+# through the socket-activated ext4cell-server, write and read files; show the
+# server instance's sandbox and whether iomap is in use; unmount as the user and
+# check the image with e2fsck. Exit 0 only when all of it worked.
 set -u
-dev=$1 mnt=/tmp/ext4cell-demo server=${EXT4CELL_SERVER:-build/ext4cell-server}
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
+build=${1:-$repo/build}
+home=/home/ext4user img=/home/ext4user/disk.img mnt=/home/ext4user/mnt
 step() { printf '\n== %s\n' "$*"; }
-die() { echo "demo FAILED: $*"; exit 1; }
-step "mkfs.ext4 on $dev"
-mkfs.ext4 -q -F -L ext4cell-demo "$dev" || die "mkfs.ext4 $dev"
-mkdir -p "$mnt"
-step "mount $dev on $mnt with $server (classic FUSE)"
-"$server" -o kernel "$dev" "$mnt" 2>/tmp/server.log &
-spid=$!
-for _ in $(seq 100); do grep -q " $mnt fuse" /proc/mounts && break; sleep 0.1; done
-grep " $mnt " /proc/mounts || die "not mounted; server said: $(cat /tmp/server.log)"
-step "copy the repository's sources in and read them back"
-cp -r server seccomp "$mnt/" || die "copy into $mnt"
-mkdir "$mnt/dir" && ln -s ../server/main.c "$mnt/dir/link" && echo hello >"$mnt/dir/file"
-setfattr -n user.demo -v works "$mnt/dir/file" || die "setfattr"
-(cd "$mnt" && find server seccomp -type f -exec sha256sum {} +) >/tmp/in.sum
-sha256sum -c --quiet /tmp/in.sum || die "read-back mismatch"
-echo "$(wc -l </tmp/in.sum) files read back intact"
-ls -la "$mnt" "$mnt/dir"
-getfattr -d "$mnt/dir/file"
-df -h "$mnt"
-step "unmount and e2fsck -fn"
-umount "$mnt" || die "umount"
-wait $spid || die "server exited with status $?: $(cat /tmp/server.log)"
-e2fsck -fn "$dev" || die "e2fsck found problems"
+die() { echo; echo "demo FAILED: $*"; exit 1; }
+# as_user CMD...: CMD as ext4user (uid 1000, no extra groups); echoes it first
+as_user() {
+	if [ "$1" = sh ]; then echo "ext4user\$ $3"; else echo "ext4user\$ $*"; fi
+	setpriv --reuid=1000 --regid=1000 --clear-groups env HOME=$home "$@"
+}
+instance() { systemctl list-units --no-legend --plain --state=active 'ext4cell@*.service' | awk '{print $1; exit}'; }
+
+step "a guest with $(ps -p 1 -o comm=) as PID 1, kernel $(uname -r)"
+bash "$repo/tests/qemu/guest/install.sh" "$build" >/tmp/install.log 2>&1 ||
+	die "installing: $(cat /tmp/install.log)"
+ls -l /usr/sbin/mount.fuse.ext4 /usr/libexec/ext4cell/ext4cell-server
+echo "ext4cell.socket: $(systemctl is-active ext4cell.socket), $(stat -c '%n mode %a owner %U' /run/ext4cell/ext4.sock)"
+
+step "as ext4user: make an ext4 image"
+as_user truncate -s 128M $img || die "truncate"
+as_user /sbin/mkfs.ext4 -q -F -L demo -E root_owner=1000:1000 $img || die "mkfs.ext4"
+as_user mkdir -p $mnt || die "mkdir"
+
+step "as ext4user: mount it through mount.fuse.ext4 (setuid root) and a socket-activated server"
+as_user /usr/sbin/mount.fuse.ext4 -v $img $mnt 2>&1 | tee /tmp/helper.log
+[ "${PIPESTATUS[0]}" = 0 ] || die "mount.fuse.ext4 failed"
+findmnt -o TARGET,SOURCE,FSTYPE,OPTIONS $mnt || die "not mounted"
+
+step "as ext4user: write files and read them back"
+as_user cp -r "$repo/server" "$repo/seccomp" $mnt/ || die "copy into $mnt"
+as_user sh -c "echo hello from ext4user >$mnt/hello && cat $mnt/hello" || die "write/read"
+as_user sh -c "cd $mnt && find server seccomp -type f -exec sha256sum {} + >$home/sums" || die "sha256sum"
+(cd "$repo" && sha256sum -c --quiet $home/sums) || die "read-back mismatch"
+echo "$(wc -l <$home/sums) files copied in and read back intact"
+as_user ls -la $mnt
+as_user df -h $mnt
+cat $mnt/hello >/dev/null 2>&1 && die "root could read the user's mount (no allow_other)"
+echo "(root itself gets 'Permission denied' there: the mount is ext4user's alone)"
+
+step "the server instance and its sandbox"
+unit=$(instance)
+[ -n "$unit" ] || die "no ext4cell@ instance is running"
+pid=$(systemctl show -p MainPID --value "$unit")
+systemctl status --no-pager --lines=0 "$unit" | head -5
+uid=$(awk '/^Uid:/ {print $3}' /proc/$pid/status)
+echo "server pid $pid runs as user $(systemctl show -p User --value "$unit") (uid $uid, DynamicUser: neither root nor ext4user)"
+grep -E '^(CapEff|CapBnd|NoNewPrivs|Seccomp):' /proc/$pid/status
+seccomp=$(awk '/^Seccomp:/ {print $2}' /proc/$pid/status)
+[ "$seccomp" = 2 ] && echo "=> no capabilities, no new privileges, seccomp filter mode (2)" ||
+	die "the server is not under a seccomp filter"
+if grep -qx "mount.fuse.ext4: the kernel allows FUSE iomap on this mount" /tmp/helper.log; then
+	kernel="the kernel allows FUSE iomap"
+else
+	kernel="the kernel has no FUSE iomap"
+fi
+mode=$(sed -n 's/^mount.fuse.ext4: the server accepts .* (\(.*\) mode)$/\1/p' /tmp/helper.log)
+iomap="$kernel; the server uses $mode mode"
+echo "iomap: $iomap (from mount.fuse.ext4 -v)"
+
+step "as ext4user: unmount; the instance and the loop device go"
+as_user umount $mnt || die "umount by ext4user"
+for _ in $(seq 60); do [ -z "$(instance)" ] && [ -z "$(losetup -j $img)" ] && break; sleep 0.5; done
+[ -z "$(instance)" ] || die "the server instance is still running after umount"
+[ -z "$(losetup -j $img)" ] || die "the loop device is still there after umount"
+echo "no ext4cell@ instance left, no loop device left"
+e2fsck -fn $img || die "e2fsck found problems"
+
 echo
-echo "demo ok"
+echo "demo ok: ext4user (uid 1000) mounted an ext4 image through mount.fuse.ext4 and a"
+echo "  socket-activated ext4cell-server (uid $uid, no capabilities, seccomp mode $seccomp),"
+echo "  wrote and read back $(wc -l <$home/sums) files, and unmounted it;"
+echo "  iomap: $iomap"
