@@ -48,10 +48,10 @@ b=$(badlog)
 grep -aq 'fuse: iomap' /tmp/klog && b+=" unexpected: $(grep -a 'fuse: iomap' /tmp/klog | head -2)"
 [ -z "$b" ] && echo "case good-log ok" || echo "case good-log FAIL: $b"
 
-# Hostile servers: the read (or with CHECK=expect-write-error, the O_DIRECT
-# write) must fail, the kernel must say why, log clean.
-hostile() { # MODE EXPECTED-KERNEL-MESSAGE [CHECK]
-	local m=$1 want=$2 check=${3:-expect-error} st res rc b
+# Hostile servers: the read (or the write of CHECK, see iomap-check) must
+# fail, the kernel must say why, log clean.
+hostile() { # MODE EXPECTED-KERNEL-MESSAGE [CHECK [CHECK-ARG]]
+	local m=$1 want=$2 check=${3:-expect-error} arg=${4:-} st res rc b
 	st=$($srv --mode "$m" $dev $mnt 2>&1)
 	if [ "$st" != "iomap=1 dev=1" ]; then
 		echo "case hostile-$m FAIL: server said '$st'"
@@ -74,7 +74,7 @@ hostile() { # MODE EXPECTED-KERNEL-MESSAGE [CHECK]
 		res=$(cat /tmp/res)
 		;;
 	*)
-		res=$(timeout 60 $chk $check $mnt 2>&1)
+		res=$(timeout 60 $chk $check $mnt $arg 2>&1)
 		rc=$?
 		;;
 	esac
@@ -115,6 +115,40 @@ hostile ioend-die "" expect-write-error
 hostile wb-hole "writeback mapping without blocks" expect-wb-error
 hostile wb-absurd "bad size" expect-wb-error
 hostile wb-die "" expect-wb-error
+hostile ioend-error "" expect-write-error
+hostile wb-error "" expect-wb-error
+hostile wb-shrunk "bad size" expect-wb-error
+hostile wb-beyond-end "beyond the end of the device" expect-wb-error
+hostile bw-ro "write mapping on a read-only device" expect-write-error buffered
+hostile mkwrite-die "" expect-mkwrite-error
+hostile mkwrite-bad "does not cover the file position" expect-mkwrite-error
+
+# The server dies with dirty pages outstanding: fsync fails, nothing hangs
+# (no folio stays locked or under writeback), a plain umount works.
+dirty_die() {
+	local st res rc urc b
+	st=$($srv $dev $mnt 2>&1)
+	res=$(timeout 60 $chk expect-dirty-die $mnt "$(pgrep -f "iomap-test-server.*$mnt")" 2>&1)
+	rc=$?
+	timeout 60 umount $mnt
+	urc=$?
+	[ $urc = 0 ] || unmount
+	newlog
+	res=$(echo "$res" | tr '\n' ';')
+	b=$(badlog)
+	if [ "$st" != "iomap=1 dev=1" ]; then
+		echo "case hostile-dirty-die FAIL: server said '$st'"
+	elif [ $rc != 0 ]; then
+		echo "case hostile-dirty-die FAIL: $res"
+	elif [ $urc != 0 ]; then
+		echo "case hostile-dirty-die FAIL: umount status $urc ($res)"
+	elif [ -n "$b" ]; then
+		echo "case hostile-dirty-die FAIL: kernel log: $b"
+	else
+		echo "case hostile-dirty-die ok: $res umount ok"
+	fi
+}
+dirty_die
 
 # Privilege: an unprivileged server gets iomap only through the helper's ioctl.
 priv() { # NAME WANT-STATUS WANT-FIEMAP SERVER-OPTIONS...

@@ -13,19 +13,20 @@
  *                                file "w", then byte-exact checks through the
  *                                mount (cold cache) and on DEV at the
  *                                addresses FIEMAP reports
- *   iomap-check expect-write-error MNT
- *                                an O_DIRECT write to "w" must fail and leave
- *                                its size at 0; prints the error seen
+ *                                (write-*), then mmap writes, truncates,
+ *                                fallocates, fsync, O_TRUNC (wmodify.c)
+ *   iomap-check expect-write-error MNT [buffered]
  *   iomap-check expect-wb-error MNT
- *                                a buffered write to "w" must succeed and the
- *                                fsync after it fail; prints the errors seen
+ *   iomap-check expect-mkwrite-error MNT
+ *   iomap-check expect-dirty-die MNT SERVER-PID
+ *                                writes to "w" that a hostile server must make
+ *                                fail cleanly (whostile.c); print the errors
  * Exit status 0 when every check passed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,19 +40,11 @@
 
 #include "iomap-proto.h"
 #include "model.h"
+#include "whostile.h"
+#include "wmodify.h"
+#include "wshadow.h"
 
 static int failures;
-static char why[512];
-
-static bool fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	return false;
-}
 
 static void report(const char *name, bool ok)
 {
@@ -62,14 +55,6 @@ static void report(const char *name, bool ok)
 		failures++;
 	}
 	fflush(stdout);
-}
-
-static int open_file(const char *mnt, const char *name, int flags)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s", mnt, name);
-	return open(path, flags);
 }
 
 /* pread f at off for len and compare with the model; false + why on mismatch */
@@ -267,14 +252,6 @@ static int do_fill(const char *dev)
 	return fsync(fd) || close(fd);
 }
 
-static const char *err_name(int e)
-{
-	static char b[64];
-
-	snprintf(b, sizeof(b), "%s (%s)", strerrorname_np(e) ?: "?", strerror(e));
-	return b;
-}
-
 static int do_expect_error(const char *mnt)
 {
 	static const int flags[] = { O_RDONLY, O_RDONLY | O_DIRECT };
@@ -301,33 +278,17 @@ static int do_expect_error(const char *mnt)
 	return bad;
 }
 
-/* The shadow copy of "w" and the writes of check_write_direct */
-static uint8_t w_shadow[M_W_MAX];
-static uint64_t w_size;
-
-static uint8_t w_byte(uint64_t off, int gen)
-{
-	return (uint8_t)((off * 131 + (off >> 9) * 7 + gen * 29) ^ 0x5a) | 1;
-}
+/* The shadow copy of "w", for the write checks in the order they run */
+static struct wshadow sh;
 
 static bool w_write(int fd, uint64_t off, size_t len, int gen)
 {
 	static uint8_t *buf;
-	bool direct = fcntl(fd, F_GETFL) & O_DIRECT;
-	ssize_t n;
 
 	if (!buf && posix_memalign((void **)&buf, 4096, 256 << 10))
 		return fail("no memory");
-	for (size_t i = 0; i < len; i++)
-		buf[i] = w_byte(off + i, gen);
-	n = pwrite(fd, buf, len, off);
-	if (n != (ssize_t)len)
-		return fail("%s pwrite(%zu @ %llu) = %zd: %s", direct ? "O_DIRECT" : "buffered",
-			    len, (unsigned long long)off, n, n < 0 ? strerror(errno) : "short");
-	memcpy(w_shadow + off, buf, len);
-	if (off + len > w_size)
-		w_size = off + len;
-	return true;
+	sh_pattern(buf, off, len, gen);
+	return sh_pwrite(&sh, fd, buf, off, len);
 }
 
 /* Extending writes over holes (unwritten, converted by IOEND), an overwrite
@@ -339,7 +300,7 @@ static bool check_write_direct(const char *mnt)
 		{ 0, 64 << 10 }, { 16 << 10, 8 << 10 }, { 128 << 10, 12 << 10 },
 		{ (130 << 10) + 512, 512 }, { (200 << 10) + 1024, 512 },
 	};
-	int fd = open_file(mnt, M_W_NAME, O_RDWR | O_DIRECT);
+	int fd = open_w(mnt, O_RDWR | O_DIRECT);
 	struct stat st;
 	bool ok = true;
 
@@ -349,9 +310,9 @@ static bool check_write_direct(const char *mnt)
 		ok = w_write(fd, writes[i].off, writes[i].len, (int)i + 1);
 	if (ok && fstat(fd, &st))
 		ok = fail("fstat w: %s", strerror(errno));
-	else if (ok && (uint64_t)st.st_size != w_size)
+	else if (ok && (uint64_t)st.st_size != sh.size)
 		ok = fail("size of w is %lld, want %llu", (long long)st.st_size,
-			  (unsigned long long)w_size);
+			  (unsigned long long)sh.size);
 	close(fd);
 	return ok;
 }
@@ -363,7 +324,7 @@ static bool check_write_buffered(const char *mnt)
 	static const struct { uint64_t off, len; } writes[] = {
 		{ 10000, 3000 }, { 250000, 100 }, { 300 << 10, 20000 },
 	};
-	int fd = open_file(mnt, M_W_NAME, O_RDWR);
+	int fd = open_w(mnt, O_RDWR);
 	struct stat st;
 	bool ok = true;
 
@@ -375,166 +336,54 @@ static bool check_write_buffered(const char *mnt)
 		ok = fail("fsync w: %s", strerror(errno));
 	if (ok && fstat(fd, &st))
 		ok = fail("fstat w: %s", strerror(errno));
-	else if (ok && (uint64_t)st.st_size != w_size)
+	else if (ok && (uint64_t)st.st_size != sh.size)
 		ok = fail("size of w is %lld, want %llu", (long long)st.st_size,
-			  (unsigned long long)w_size);
+			  (unsigned long long)sh.size);
 	if (close(fd) && ok)
 		ok = fail("close w: %s", strerror(errno));
 	return ok;
-}
-
-static int drop_caches(void)
-{
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-	int r = fd < 0 || write(fd, "3\n", 2) != 2;
-
-	if (fd >= 0)
-		close(fd);
-	return r;
-}
-
-static bool w_compare(const uint8_t *buf, uint64_t off, size_t len, const char *what)
-{
-	for (size_t i = 0; i < len; i++)
-		if (buf[i] != w_shadow[off + i])
-			return fail("%s: byte %llu of w is 0x%02x, want 0x%02x", what,
-				    (unsigned long long)(off + i), buf[i], w_shadow[off + i]);
-	return true;
 }
 
 /* Read w back: buffered, then O_DIRECT, on the whole file and past EOF. */
 static bool check_write_readback(const char *mnt)
 {
 	static const int flags[] = { O_RDONLY, O_RDONLY | O_DIRECT };
-	uint8_t *buf;
 	bool ok = true;
 
-	if (posix_memalign((void **)&buf, 4096, M_W_MAX))
-		return fail("no memory");
 	if (drop_caches())
 		ok = fail("drop_caches: %s", strerror(errno));
 	for (int i = 0; ok && i < 2; i++) {
-		int fd = open_file(mnt, M_W_NAME, flags[i]);
-		ssize_t n = fd < 0 ? -1 : pread(fd, buf, M_W_MAX, 0);
+		int fd = open_w(mnt, flags[i]);
 
-		if (n < 0)
-			ok = fail("%s read of w: %s", i ? "direct" : "buffered", strerror(errno));
-		else if ((uint64_t)n != w_size)
-			ok = fail("%s read of w returned %zd, want %llu", i ? "direct" : "buffered",
-				  n, (unsigned long long)w_size);
-		else
-			ok = w_compare(buf, 0, n, i ? "direct" : "buffered");
+		ok = fd >= 0 ? sh_check_file(&sh, fd, i ? "direct" : "buffered")
+			     : fail("open w: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
 	}
-	free(buf);
 	return ok;
 }
 
 /* The extents of w as FIEMAP reports them, compared with the raw device
- * (O_DIRECT, past the guest's cache of it); holes must stay unmapped. */
+ * (O_DIRECT, past the guest's cache of it); holes must stay unmapped:
+ * 0-64K, 128K-140K, 200K-204K, 244K-248K, 300K-320K are written. */
 static bool check_write_raw(const char *mnt, const char *dev)
 {
-	struct { struct fiemap fm; struct fiemap_extent fe[64]; } r;
-	int fd = open_file(mnt, M_W_NAME, O_RDONLY);
+	const uint64_t want = (64 + 12 + 4 + 4 + 20) << 10;
+	int fd = open_w(mnt, O_RDONLY);
 	int dfd = open(dev, O_RDONLY | O_DIRECT);
-	uint64_t mapped = 0;
-	uint8_t *buf = NULL;
-	bool ok = true;
+	uint64_t mapped;
+	bool ok;
 
-	if (fd < 0 || dfd < 0 || posix_memalign((void **)&buf, 4096, M_W_MAX)) {
+	if (fd < 0 || dfd < 0)
 		ok = fail("open w or %s: %s", dev, strerror(errno));
-		goto out;
-	}
-	memset(&r, 0, sizeof(r));
-	r.fm.fm_length = FIEMAP_MAX_OFFSET;
-	r.fm.fm_extent_count = 64;
-	if (ioctl(fd, FS_IOC_FIEMAP, &r.fm)) {
-		ok = fail("FS_IOC_FIEMAP w: %s", strerror(errno));
-		goto out;
-	}
-	for (unsigned int i = 0; ok && i < r.fm.fm_mapped_extents; i++) {
-		const struct fiemap_extent *e = &r.fe[i];
-
-		if (e->fe_flags & FIEMAP_EXTENT_UNWRITTEN)
-			ok = fail("extent %u at %llu still unwritten", i,
-				  (unsigned long long)e->fe_logical);
-		else if (e->fe_physical < M_ALLOC_BASE || e->fe_logical + e->fe_length > M_W_MAX)
-			ok = fail("extent %u: logical %llu physical %llu length %llu", i,
-				  (unsigned long long)e->fe_logical,
-				  (unsigned long long)e->fe_physical,
-				  (unsigned long long)e->fe_length);
-		else if (pread(dfd, buf, e->fe_length, e->fe_physical) != (ssize_t)e->fe_length)
-			ok = fail("pread %s: %s", dev, strerror(errno));
-		else
-			ok = w_compare(buf, e->fe_logical, e->fe_length, "raw device");
-		mapped += e->fe_length;
-	}
-	/* 0-64K, 128K-140K, 200K-204K, 244K-248K, 300K-320K: gaps must be holes */
-	if (ok && mapped != (64 + 12 + 4 + 4 + 20) << 10)
-		ok = fail("%llu bytes mapped in %u extents, want %u", (unsigned long long)mapped,
-			  r.fm.fm_mapped_extents, (64 + 12 + 4 + 4 + 20) << 10);
-out:
+	else if ((ok = sh_check_raw(&sh, fd, dfd, &mapped)) && mapped != want)
+		ok = fail("%llu bytes mapped, want %llu", (unsigned long long)mapped,
+			  (unsigned long long)want);
 	if (fd >= 0)
 		close(fd);
 	if (dfd >= 0)
 		close(dfd);
-	free(buf);
 	return ok;
-}
-
-static int do_expect_write_error(const char *mnt)
-{
-	int fd = open_file(mnt, M_W_NAME, O_RDWR | O_DIRECT);
-	struct stat st;
-	uint8_t *buf;
-	ssize_t n;
-	int bad = 0;
-
-	if (fd < 0)
-		return printf("open w: %s\n", err_name(errno)), 1;
-	if (posix_memalign((void **)&buf, 4096, 4096))
-		return 1;
-	memset(buf, 0xab, 4096);
-	n = pwrite(fd, buf, 4096, 0);
-	if (n < 0)
-		printf("direct write error %s\n", err_name(errno));
-	else
-		printf("direct write returned %zd, want an error\n", n), bad = 1;
-	if (fstat(fd, &st))
-		printf("fstat: %s\n", err_name(errno));
-	else if (st.st_size)
-		printf("size %lld after a failed write\n", (long long)st.st_size), bad = 1;
-	else
-		printf("size 0\n");
-	close(fd);
-	free(buf);
-	return bad;
-}
-
-static int do_expect_wb_error(const char *mnt)
-{
-	static uint8_t buf[8192];
-	int fd = open_file(mnt, M_W_NAME, O_RDWR);
-	ssize_t n;
-	int bad = 0;
-
-	if (fd < 0)
-		return printf("open w: %s\n", err_name(errno)), 1;
-	memset(buf, 0xcd, sizeof(buf));
-	n = pwrite(fd, buf, sizeof(buf), 0);
-	if (n != (ssize_t)sizeof(buf))
-		printf("buffered write returned %zd (%s), want %zu\n", n,
-		       n < 0 ? err_name(errno) : "short", sizeof(buf)), bad = 1;
-	if (fsync(fd))
-		printf("fsync error %s\n", err_name(errno));
-	else
-		printf("fsync succeeded, want an error\n"), bad = 1;
-	if (close(fd))
-		printf("close error %s\n", err_name(errno));
-	else
-		printf("close ok\n");
-	return bad;
 }
 
 static int do_fiemap(const char *mnt)
@@ -582,14 +431,28 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "eperm"))
 		return do_eperm();
 	if (argc == 3 && !strcmp(argv[1], "expect-wb-error"))
-		return do_expect_wb_error(argv[2]);
+		return expect_wb_error(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "expect-write-error"))
-		return do_expect_write_error(argv[2]);
+		return expect_write_error(argv[2], O_DIRECT);
+	if (argc == 4 && !strcmp(argv[1], "expect-write-error") && !strcmp(argv[3], "buffered"))
+		return expect_write_error(argv[2], 0);
+	if (argc == 3 && !strcmp(argv[1], "expect-mkwrite-error"))
+		return expect_mkwrite_error(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "expect-dirty-die"))
+		return expect_dirty_die(argv[2], atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "write")) {
 		report("write-direct", check_write_direct(argv[2]));
 		report("write-buffered", check_write_buffered(argv[2]));
 		report("write-readback", check_write_readback(argv[2]));
 		report("write-raw", check_write_raw(argv[2], argv[3]));
+		if (failures)
+			return 1;
+		report("mmap-write", check_mmap_write(&sh, argv[2]));
+		report("truncate", check_truncate(&sh, argv[2]));
+		report("fallocate", check_fallocate(&sh, argv[2]));
+		report("fsync", check_fsync(&sh, argv[2], argv[3]));
+		report("modify-raw", check_modify_raw(&sh, argv[2], argv[3]));
+		report("otrunc", check_otrunc(&sh, argv[2]));
 		return failures != 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "read")) {

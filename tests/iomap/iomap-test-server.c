@@ -2,10 +2,13 @@
  * It serves the files of model.h, whose extents map into DEVICE (filled by
  * `iomap-check fill`), either through iomap (FUSE_IOMAP_BEGIN answers) or, when
  * the kernel does not offer iomap, through classic FUSE_READ on the device.
- * The writable file "w" gets blocks from a bump allocator on write mappings
- * (UNWRITTEN until FUSE_IOMAP_IOEND converts them and sets the size).
+ * The writable file "w" (wfile.c) gets blocks on write mappings (UNWRITTEN
+ * until FUSE_IOMAP_IOEND converts them and sets the size), is truncated by
+ * FUSE_SETATTR and O_TRUNC, fallocated by FUSE_FALLOCATE, and describes
+ * itself in its extended attribute "user.iomap.state" (with the number of
+ * FUSE_FSYNC requests seen).
  * --mode selects a hostile behaviour for FUSE_IOMAP_BEGIN of "f", or, for
- * the w-* and ioend-* modes, on the write side of "w" (see usage()).
+ * the modes from "w-beyond-end" on, on the write side of "w" (see usage()).
  * The parent mounts, then exits once the child has answered FUSE_INIT and
  * registered the device, printing "iomap=0|1 dev=ID". */
 #include <errno.h>
@@ -13,6 +16,7 @@
 #include <getopt.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/falloc.h>
 #include <linux/fs.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -27,6 +31,7 @@
 
 #include "iomap-proto.h"
 #include "model.h"
+#include "wfile.h"
 
 static const char *const modes[] = {
 	"good", "beyond-end", "addr-overflow", "misaligned-offset", "misaligned-length",
@@ -36,6 +41,13 @@ static const char *const modes[] = {
 	"w-beyond-end", "w-hole", "ioend-absurd", "ioend-die",
 	/* the same for buffered writes, under the names of their cases */
 	"wb-hole", "wb-absurd", "wb-die",
+	/* IOEND answered with an error, a size below the write's end */
+	"ioend-error", "wb-error", "wb-shrunk",
+	/* writeback (write mappings after a FUSE_IOMAP_END) beyond the device;
+	 * write mappings on a device registered read-only */
+	"wb-beyond-end", "bw-ro",
+	/* write faults of shared mappings: the server dies, or maps elsewhere */
+	"mkwrite-die", "mkwrite-bad",
 };
 #define FIRST_WRITE_MODE 17
 #define NMODES (sizeof(modes) / sizeof(modes[0]))
@@ -47,15 +59,8 @@ static struct {
 	uint64_t dev_size;
 	uint32_t dev_id, closed_id;
 	bool iomap;
+	uint64_t ends, fsyncs;	/* FUSE_IOMAP_END and FUSE_FSYNC seen */
 } s;
-
-/* "w": per 4 KiB block, its device address and state */
-enum { W_HOLE, W_UNWRITTEN, W_WRITTEN };
-#define W_BLOCKS (M_W_MAX / M_BLOCK)
-static struct {
-	uint64_t size, next, addr[W_BLOCKS];
-	uint8_t state[W_BLOCKS];
-} w = { .next = M_ALLOC_BASE };
 
 static int mode_is(const char *name)
 {
@@ -116,7 +121,7 @@ static void fill_attr(struct fuse_attr *a, uint64_t ino)
 		return;
 	}
 	a->mode = f ? S_IFREG | 0444 : S_IFREG | 0644;
-	a->size = f ? f->size : w.size;
+	a->size = f ? f->size : wf_size();
 	a->blocks = (a->size + 511) / 512;
 	if (s.iomap)
 		a->flags = FUSE_ATTR_IOMAP | FUSE_ATTR_EXCLUSIVE;
@@ -136,7 +141,8 @@ static void do_init(uint64_t unique, const struct fuse_init_in *in, int sender)
 	out.max_pages = 32;
 	out.max_background = 16;
 	out.time_gran = 1;
-	flags &= FUSE_INIT_EXT | FUSE_MAX_PAGES | FUSE_ASYNC_READ | FUSE_IOMAP_INIT;
+	flags &= FUSE_INIT_EXT | FUSE_MAX_PAGES | FUSE_ASYNC_READ | FUSE_ATOMIC_O_TRUNC |
+		 FUSE_IOMAP_INIT;
 	if (s.no_iomap)
 		flags &= ~FUSE_IOMAP_INIT;
 	out.flags = (uint32_t)flags;
@@ -191,47 +197,23 @@ static void good_map(const struct m_file *f, uint64_t pos, struct fuse_iomap_io 
 	m->dev = s.dev_id;
 }
 
-/* FUSE_IOMAP_BEGIN for "w": allocate on writes, map the run of blocks at pos
- * that share a state (and are contiguous on the device). */
+/* FUSE_IOMAP_BEGIN for "w": allocate on writes (not on FUSE_IOMAP_OP_ZERO
+ * alone: zeroing skips holes), map the run of blocks at pos. */
 static void w_begin(uint64_t unique, const struct fuse_iomap_begin_in *in)
 {
 	struct fuse_iomap_begin_out out;
 	struct fuse_iomap_io *m = &out.read;
 	bool write = in->opflags & FUSE_IOMAP_OP_WRITE;
-	uint64_t b = in->pos / M_BLOCK, eb = W_BLOCKS, i;
+	bool fault = in->opflags & FUSE_IOMAP_OP_FAULT;
+	int err;
 
 	memset(&out, 0, sizeof(out));
-	if (write) {
-		if (b >= W_BLOCKS || in->count > M_W_MAX - in->pos)
-			return (void)reply(unique, EFBIG, NULL, 0);
-		eb = (in->pos + in->count + M_BLOCK - 1) / M_BLOCK;
-		for (i = b; i < eb; i++) {
-			if (w.state[i] != W_HOLE)
-				continue;
-			if (w.next + M_BLOCK > M_DEV_SIZE)
-				return (void)reply(unique, ENOSPC, NULL, 0);
-			w.addr[i] = w.next;
-			w.next += M_BLOCK;
-			w.state[i] = W_UNWRITTEN;
-		}
-	}
-	m->offset = b * M_BLOCK;
-	m->addr = FUSE_IOMAP_NULL_ADDR;
-	if (b >= W_BLOCKS) {
-		m->length = 1ULL << 30;
-		return (void)reply(unique, 0, &out, sizeof(out));
-	}
-	for (i = b + 1; i < eb && w.state[i] == w.state[b] &&
-	     (w.state[b] == W_HOLE || w.addr[i] == w.addr[i - 1] + M_BLOCK); i++)
-		;
-	m->length = (i - b) * M_BLOCK;
-	if (w.state[b] != W_HOLE) {
-		m->type = w.state[b] == W_WRITTEN ? FUSE_IOMAP_TYPE_MAPPED
-						  : FUSE_IOMAP_TYPE_UNWRITTEN;
-		m->addr = w.addr[b];
-		m->dev = s.dev_id;
-	}
-	if (write && mode_is("w-beyond-end")) {
+	if (write && fault && mode_is("mkwrite-die"))
+		_exit(3);
+	err = wf_map(in->pos, in->count, write, s.dev_id, m);
+	if (err)
+		return (void)reply(unique, err, NULL, 0);
+	if (write && ((s.ends && mode_is("wb-beyond-end")) || mode_is("w-beyond-end"))) {
 		m->type = FUSE_IOMAP_TYPE_MAPPED;
 		m->addr = s.dev_size - M_BLOCK;
 		m->length = 2 * M_BLOCK;
@@ -240,6 +222,8 @@ static void w_begin(uint64_t unique, const struct fuse_iomap_begin_in *in)
 		m->type = FUSE_IOMAP_TYPE_HOLE;
 		m->addr = FUSE_IOMAP_NULL_ADDR;
 		m->dev = 0;
+	} else if (write && fault && mode_is("mkwrite-bad")) {
+		m->offset += m->length;	/* does not cover pos */
 	}
 	reply(unique, 0, &out, sizeof(out));
 }
@@ -247,7 +231,8 @@ static void w_begin(uint64_t unique, const struct fuse_iomap_begin_in *in)
 /* FUSE_IOMAP_IOEND: convert the written blocks of "w", grow its size. */
 static void do_ioend(uint64_t unique, uint64_t ino, const struct fuse_iomap_ioend_in *in)
 {
-	struct fuse_iomap_ioend_out out = { w.size };
+	struct fuse_iomap_ioend_out out;
+	int err;
 
 	if (s.verbose)
 		fprintf(stderr, "server: ioend ino %llu pos %llu written %llu flags 0x%x error %d\n",
@@ -255,18 +240,58 @@ static void do_ioend(uint64_t unique, uint64_t ino, const struct fuse_iomap_ioen
 			(unsigned long long)in->written, in->flags, in->error);
 	if (mode_is("ioend-die") || mode_is("wb-die"))
 		_exit(3);
-	if (ino != M_W_INO || in->pos > M_W_MAX || in->written > M_W_MAX - in->pos)
-		return (void)reply(unique, EINVAL, NULL, 0);
-	if (!in->error) {
-		for (uint64_t b = in->pos / M_BLOCK;
-		     b < (in->pos + in->written + M_BLOCK - 1) / M_BLOCK; b++)
-			if (w.state[b] == W_UNWRITTEN)
-				w.state[b] = W_WRITTEN;
-		if (in->pos + in->written > w.size)
-			w.size = in->pos + in->written;
-	}
-	out.newsize = mode_is("ioend-absurd") || mode_is("wb-absurd") ? 1ULL << 62 : w.size;
+	if (mode_is("ioend-error") || mode_is("wb-error"))
+		return (void)reply(unique, EIO, NULL, 0);
+	err = ino == M_W_INO ? wf_ioend(in->pos, in->written, in->error) : EINVAL;
+	if (err)
+		return (void)reply(unique, err, NULL, 0);
+	out.newsize = wf_size();
+	if (mode_is("ioend-absurd") || mode_is("wb-absurd"))
+		out.newsize = 1ULL << 62;
+	else if (mode_is("wb-shrunk"))
+		out.newsize = in->pos;
 	reply(unique, 0, &out, sizeof(out));
+}
+
+/* FUSE_SETATTR: only the size of "w" changes; reply with the attributes. */
+static void do_setattr(uint64_t unique, uint64_t ino, const struct fuse_setattr_in *in)
+{
+	struct fuse_attr_out ao;
+	int err = 0;
+
+	if (s.verbose && (in->valid & FATTR_SIZE))
+		fprintf(stderr, "server: truncate ino %llu to %llu\n", (unsigned long long)ino,
+			(unsigned long long)in->size);
+	if (in->valid & FATTR_SIZE)
+		err = ino == M_W_INO ? wf_truncate(in->size) : EPERM;
+	if (err)
+		return (void)reply(unique, err, NULL, 0);
+	memset(&ao, 0, sizeof(ao));
+	ao.attr_valid = 3600;
+	fill_attr(&ao.attr, ino);
+	reply(unique, 0, &ao, sizeof(ao));
+}
+
+/* FUSE_GETXATTR "user.iomap.state" of "w": wf_describe() and fsyncs. */
+static void do_getxattr(uint64_t unique, uint64_t ino, const struct fuse_getxattr_in *in)
+{
+	char buf[256];
+	size_t n;
+
+	if (ino != M_W_INO || strcmp((const char *)(in + 1), "user.iomap.state"))
+		return (void)reply(unique, ENODATA, NULL, 0);
+	wf_describe(buf, sizeof(buf));
+	n = strlen(buf);
+	snprintf(buf + n, sizeof(buf) - n, " fsyncs=%llu", (unsigned long long)s.fsyncs);
+	n = strlen(buf);
+	if (!in->size) {
+		struct fuse_getxattr_out out = { .size = n };
+
+		return (void)reply(unique, 0, &out, sizeof(out));
+	}
+	if (in->size < n)
+		return (void)reply(unique, ERANGE, NULL, 0);
+	reply(unique, 0, buf, n);
 }
 
 /* Answer FUSE_IOMAP_BEGIN, or misbehave as --mode says. */
@@ -413,9 +438,39 @@ static void serve(void)
 			reply(ih->unique, 0, &ao, sizeof(ao));
 			break;
 		case FUSE_OPEN:
+			/* O_TRUNC reaches us with FUSE_ATOMIC_O_TRUNC */
+			if (ih->nodeid == M_W_INO &&
+			    (((struct fuse_open_in *)arg)->flags & O_TRUNC)) {
+				if (s.verbose)
+					fprintf(stderr, "server: open O_TRUNC\n");
+				wf_truncate(0);
+			}
+			/* fall through */
 		case FUSE_OPENDIR:
 			memset(&oo, 0, sizeof(oo));
 			reply(ih->unique, 0, &oo, sizeof(oo));
+			break;
+		case FUSE_SETATTR:
+			do_setattr(ih->unique, ih->nodeid, arg);
+			break;
+		case FUSE_FALLOCATE: {
+			const struct fuse_fallocate_in *in = arg;
+
+			if (s.verbose)
+				fprintf(stderr, "server: fallocate ino %llu mode 0x%x %llu +%llu\n",
+					(unsigned long long)ih->nodeid, in->mode,
+					(unsigned long long)in->offset,
+					(unsigned long long)in->length);
+			reply(ih->unique, ih->nodeid == M_W_INO ?
+			      wf_fallocate(in->mode, in->offset, in->length) : EPERM, NULL, 0);
+			break;
+		}
+		case FUSE_FSYNC:
+			s.fsyncs++;
+			reply(ih->unique, 0, NULL, 0);
+			break;
+		case FUSE_GETXATTR:
+			do_getxattr(ih->unique, ih->nodeid, arg);
 			break;
 		case FUSE_READ:
 			do_read(ih->unique, ih->nodeid, arg);
@@ -437,6 +492,7 @@ static void serve(void)
 					(unsigned long long)in->attr_ino, (unsigned long long)in->pos,
 					(unsigned long long)in->count, (long long)in->written,
 					in->map.type);
+			s.ends++;
 			reply(ih->unique, 0, NULL, 0);
 			break;
 		}
@@ -492,7 +548,8 @@ int main(int argc, char **argv)
 		usage();
 
 	s.fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-	s.dev_fd = open(argv[optind], (mode_is("write-ro") ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	s.dev_fd = open(argv[optind],
+			(mode_is("write-ro") || mode_is("bw-ro") ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 	if (s.fuse_fd < 0 || s.dev_fd < 0 || ioctl(s.dev_fd, BLKGETSIZE64, &s.dev_size)) {
 		perror("server: open /dev/fuse or the device");
 		return 1;
