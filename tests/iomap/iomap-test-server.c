@@ -9,6 +9,8 @@
  * FUSE_FSYNC requests seen).
  * --mode selects a hostile behaviour for FUSE_IOMAP_BEGIN of "f", or, for
  * the modes from "w-beyond-end" on, on the write side of "w" (see usage()).
+ * --bench lets "w" grow to 256 MiB with blocks from [512 MiB, 768 MiB) of
+ * DEVICE, for bench/iomap-smoke.sh.
  * The parent mounts, then exits once the child has answered FUSE_INIT and
  * registered the device, printing "iomap=0|1 dev=ID". */
 #include <errno.h>
@@ -54,7 +56,7 @@ static const char *const modes[] = {
 
 static struct {
 	int mode;
-	bool add_iomap, drop_rawio, user, no_iomap, verbose;
+	bool add_iomap, drop_rawio, user, no_iomap, verbose, bench;
 	int fuse_fd, dev_fd;
 	uint64_t dev_size;
 	uint32_t dev_id, closed_id;
@@ -70,7 +72,7 @@ static int mode_is(const char *name)
 static void usage(void)
 {
 	fprintf(stderr, "usage: iomap-test-server [--mode MODE] [--add-iomap] [--drop-rawio]\n"
-			"  [--user] [--no-iomap] [-v] DEVICE MOUNTPOINT\nmodes:");
+			"  [--user] [--no-iomap] [--bench] [-v] DEVICE MOUNTPOINT\nmodes:");
 	for (size_t i = 0; i < NMODES; i++)
 		fprintf(stderr, " %s", modes[i]);
 	fprintf(stderr, "\n");
@@ -523,6 +525,7 @@ int main(int argc, char **argv)
 		{ "drop-rawio", no_argument, NULL, 'r' },
 		{ "user", no_argument, NULL, 'u' },
 		{ "no-iomap", no_argument, NULL, 'n' },
+		{ "bench", no_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char mopts[256];
@@ -540,6 +543,7 @@ int main(int argc, char **argv)
 		case 'r': s.drop_rawio = true; break;
 		case 'u': s.user = true; break;
 		case 'n': s.no_iomap = true; break;
+		case 'b': s.bench = true; break;
 		case 'v': s.verbose = true; break;
 		default: usage();
 		}
@@ -552,6 +556,15 @@ int main(int argc, char **argv)
 			(mode_is("write-ro") || mode_is("bw-ro") ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 	if (s.fuse_fd < 0 || s.dev_fd < 0 || ioctl(s.dev_fd, BLKGETSIZE64, &s.dev_size)) {
 		perror("server: open /dev/fuse or the device");
+		return 1;
+	}
+	if (s.bench && s.dev_size < 768 * M_MIB) {
+		fprintf(stderr, "server: --bench needs a device of 768 MiB or more\n");
+		return 1;
+	}
+	if (s.bench ? wf_init(256 * M_MIB, 512 * M_MIB, 768 * M_MIB)
+		    : wf_init(M_W_MAX, M_ALLOC_BASE, M_DEV_SIZE)) {
+		fprintf(stderr, "server: no memory\n");
 		return 1;
 	}
 	if (s.add_iomap && ioctl(s.fuse_fd, FUSE_DEV_IOC_ADD_IOMAP)) {

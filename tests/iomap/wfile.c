@@ -1,34 +1,49 @@
 /* wfile.c: the writable file "w" of iomap-test-server (see wfile.h). Blocks
- * come from a free-space map of [M_ALLOC_BASE, M_DEV_SIZE), lowest free block
- * first, so that blocks freed by truncate or a hole punch are reused at once:
- * a kernel that still wrote to a freed block would corrupt the data of the
+ * come from a free-space map of the allocation area, lowest free block first,
+ * so that blocks freed by truncate or a hole punch are reused at once: a
+ * kernel that still wrote to a freed block would corrupt the data of the
  * next owner, which the tests then see. */
 #include <errno.h>
 #include <linux/falloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model.h"
 #include "wfile.h"
 
 enum { W_HOLE, W_UNWRITTEN, W_WRITTEN };
-#define W_BLOCKS (M_W_MAX / M_BLOCK)
-#define FREE_BLOCKS ((M_DEV_SIZE - M_ALLOC_BASE) / M_BLOCK)
 
 static struct {
-	uint64_t size, addr[W_BLOCKS];
-	uint8_t state[W_BLOCKS];
-	uint8_t used[FREE_BLOCKS];	/* free-space map */
+	uint64_t max, nblocks;		/* size limit, in bytes and blocks */
+	uint64_t base, nfree;		/* allocation area: address, blocks */
+	uint64_t size, *addr;
+	uint8_t *state;
+	uint8_t *used;			/* free-space map */
+	uint64_t lowest;		/* no free block below this one */
 	uint64_t ioend_on_hole;
 } w;
 
+int wf_init(uint64_t max, uint64_t base, uint64_t end)
+{
+	w.max = max;
+	w.nblocks = max / M_BLOCK;
+	w.base = base;
+	w.nfree = (end - base) / M_BLOCK;
+	w.addr = calloc(w.nblocks, sizeof(*w.addr));
+	w.state = calloc(w.nblocks, 1);
+	w.used = calloc(w.nfree, 1);
+	return w.addr && w.state && w.used ? 0 : ENOMEM;
+}
+
 static int alloc_block(uint64_t b)
 {
-	for (uint64_t i = 0; i < FREE_BLOCKS; i++) {
+	for (uint64_t i = w.lowest; i < w.nfree; i++) {
 		if (w.used[i])
 			continue;
 		w.used[i] = 1;
-		w.addr[b] = M_ALLOC_BASE + i * M_BLOCK;
+		w.lowest = i + 1;
+		w.addr[b] = w.base + i * M_BLOCK;
 		w.state[b] = W_UNWRITTEN;
 		return 0;
 	}
@@ -37,9 +52,14 @@ static int alloc_block(uint64_t b)
 
 static void free_block(uint64_t b)
 {
+	uint64_t i;
+
 	if (w.state[b] == W_HOLE)
 		return;
-	w.used[(w.addr[b] - M_ALLOC_BASE) / M_BLOCK] = 0;
+	i = (w.addr[b] - w.base) / M_BLOCK;
+	w.used[i] = 0;
+	if (i < w.lowest)
+		w.lowest = i;
 	w.state[b] = W_HOLE;
 }
 
@@ -51,10 +71,10 @@ static uint64_t blocks_up(uint64_t off)
 int wf_map(uint64_t pos, uint64_t count, bool alloc, uint32_t dev,
 	   struct fuse_iomap_io *m)
 {
-	uint64_t b = pos / M_BLOCK, eb = W_BLOCKS, i;
+	uint64_t b = pos / M_BLOCK, eb = w.nblocks, i;
 
 	if (alloc) {
-		if (b >= W_BLOCKS || count > M_W_MAX - pos)
+		if (b >= w.nblocks || count > w.max - pos)
 			return EFBIG;
 		eb = blocks_up(pos + count);
 		for (i = b; i < eb; i++) {
@@ -71,7 +91,7 @@ int wf_map(uint64_t pos, uint64_t count, bool alloc, uint32_t dev,
 	memset(m, 0, sizeof(*m));
 	m->offset = b * M_BLOCK;
 	m->addr = FUSE_IOMAP_NULL_ADDR;
-	if (b >= W_BLOCKS) {
+	if (b >= w.nblocks) {
 		m->length = 1ULL << 30;
 		return 0;
 	}
@@ -91,7 +111,7 @@ int wf_map(uint64_t pos, uint64_t count, bool alloc, uint32_t dev,
 
 int wf_ioend(uint64_t pos, uint64_t written, int error)
 {
-	if (pos > M_W_MAX || written > M_W_MAX - pos)
+	if (pos > w.max || written > w.max - pos)
 		return EINVAL;
 	if (error)
 		return 0;
@@ -108,9 +128,9 @@ int wf_ioend(uint64_t pos, uint64_t written, int error)
 
 int wf_truncate(uint64_t size)
 {
-	if (size > M_W_MAX)
+	if (size > w.max)
 		return EFBIG;
-	for (uint64_t b = blocks_up(size); b < W_BLOCKS; b++)
+	for (uint64_t b = blocks_up(size); b < w.nblocks; b++)
 		free_block(b);
 	w.size = size;
 	return 0;
@@ -123,7 +143,7 @@ int wf_fallocate(uint32_t mode, uint64_t off, uint64_t len)
 
 	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
 		return EOPNOTSUPP;
-	if (off > M_W_MAX || len > M_W_MAX - off)
+	if (off > w.max || len > w.max - off)
 		return EFBIG;
 	end = off + len;
 	if (mode & FALLOC_FL_PUNCH_HOLE) {
@@ -156,11 +176,11 @@ void wf_describe(char *buf, size_t len)
 {
 	uint64_t blocks = 0, unwritten = 0, free = 0;
 
-	for (uint64_t b = 0; b < W_BLOCKS; b++) {
+	for (uint64_t b = 0; b < w.nblocks; b++) {
 		blocks += w.state[b] != W_HOLE;
 		unwritten += w.state[b] == W_UNWRITTEN;
 	}
-	for (uint64_t i = 0; i < FREE_BLOCKS; i++)
+	for (uint64_t i = 0; i < w.nfree; i++)
 		free += !w.used[i];
 	snprintf(buf, len, "size=%llu blocks=%llu unwritten=%llu free=%llu ioend-on-hole=%llu",
 		 (unsigned long long)w.size, (unsigned long long)blocks,

@@ -11,6 +11,10 @@
 
 #include "iomap-proto.h"
 
+/* Set up an empty w of at most max bytes, with blocks from [base, end) of
+ * the device; 0 or ENOMEM. */
+int wf_init(uint64_t max, uint64_t base, uint64_t end);
+
 /* The mapping of w at pos, allocating blocks for [pos, pos + count) first
  * if alloc (new blocks are unwritten). 0 or an errno (EFBIG, ENOSPC). */
 int wf_map(uint64_t pos, uint64_t count, bool alloc, uint32_t dev,
