@@ -16,14 +16,24 @@ domount() {
 	esac || fail "mount ($mode) of $dev"
 	grep -q " $mnt " /proc/mounts || fail "$mnt not in /proc/mounts"
 }
+# fuse2fs still holds DEVICE (O_EXCL) for a moment after umount returns: wait
+# for it to exit (at most 10 s) before the device is opened again.
+doumount() {
+	umount "$mnt" || fail "$1"
+	for _ in $(seq 100); do
+		pgrep -x fuse2fs >/dev/null || return 0
+		sleep 0.1
+	done
+	fail "fuse2fs still running 10 s after umount"
+}
 domount
 head -c 8M /dev/urandom >/tmp/rt-src || fail "reading /dev/urandom"
 cp /tmp/rt-src "$mnt/data" || fail "write to $mnt/data"
 want=$(sha256sum </tmp/rt-src)
-umount "$mnt" || fail "umount"
+doumount umount
 domount
 got=$(sha256sum <"$mnt/data") || fail "read back $mnt/data"
 [ "$got" = "$want" ] || fail "sha256 mismatch: wrote $want, read $got"
-umount "$mnt" || fail "second umount"
+doumount "second umount"
 e2fsck -fn "$dev" >/tmp/rt-fsck 2>&1 || fail "e2fsck -fn: $(tail -3 /tmp/rt-fsck)"
 echo "roundtrip $mode ok"
