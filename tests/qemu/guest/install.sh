@@ -18,7 +18,8 @@ if grep -q __asan_init "$build/ext4cell-server"; then
 		>/run/systemd/system/ext4cell@.service.d/sanitizer.conf
 fi
 mkdir -p /usr/libexec/ext4cell
-ln -sf "$build/ext4cell-server" /usr/libexec/ext4cell/ext4cell-server
+# a copy, not a link: the unit's PrivateTmp= would hide a build under /tmp
+install -m 0755 "$build/ext4cell-server" /usr/libexec/ext4cell/ext4cell-server
 install -m 4755 "$build/mount.fuse.ext4" /usr/sbin/mount.fuse.ext4
 for n in ext2 ext3; do ln -sf mount.fuse.ext4 "/usr/sbin/mount.fuse.$n"; done
 systemctl link "$repo/units/ext4cell.socket" "$repo/units/ext4cell@.service" "$@" &&
