@@ -2,6 +2,7 @@
 #   make            build all user-space programs into build/ (-Wall -Wextra -Werror)
 #   make deps       install the Debian packages everything needs (apt only)
 #   make kernel     build the guest kernel (KCONFIG=test|bench, default test)
+#   make kernel-bisect  build every prefix of the patch series (bisectability)
 #   make check      build with ASan/UBSan into build/test and run every test layer
 #   make demo       the product demo (boots a QEMU guest)
 # Each component directory has a build.mk that adds its programs to PROGRAMS.
@@ -21,7 +22,7 @@ PKG_CONFIG ?= pkg-config
 PROGRAMS :=
 -include $(wildcard */build.mk tests/*/build.mk)
 
-.PHONY: all deps kernel check demo clean
+.PHONY: all deps kernel kernel-bisect check demo clean
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -35,6 +36,9 @@ deps:
 
 kernel:
 	bash kernel/build.sh $(KCONFIG)
+
+kernel-bisect:
+	bash kernel/bisect-build.sh $(KCONFIG)
 
 check:
 	bash tests/check.sh

@@ -1,7 +1,7 @@
 #!/bin/bash
 # kernel/build.sh: build ext4cell's guest kernel (bzImage) for one config.
 #
-# Usage: kernel/build.sh test|bench
+# Usage: kernel/build.sh test|bench [--upto N]
 #
 # Downloads Debian's linux-source-6.12 .deb (never installs it), extracts it into
 # a cache outside the clone, applies kernel/series, merges kernel/config/ onto
@@ -9,24 +9,32 @@
 # series and patch contents, config fragments): an unchanged rebuild takes seconds,
 # and a changed series only reverts/applies the patches that differ, so make
 # recompiles incrementally. The result is copied to build/kernel/CONFIG/bzImage.
+# --upto N applies only the first N patches of the series and leaves the image in
+# the cache tree (kernel/bisect-build.sh uses it to build every prefix).
 #
 # Environment: EXT4CELL_CACHE (default /var/cache/ext4cell), JOBS (default nproc).
 set -euo pipefail
 
 die() { echo "kernel/build.sh: $*" >&2; exit 1; }
 
+usage="usage: kernel/build.sh test|bench [--upto N]"
 cfg=${1:-}
 case "$cfg" in
 test | bench) ;;
-*) die "usage: kernel/build.sh test|bench (got '${cfg}')" ;;
+*) die "$usage (got '${cfg}')" ;;
 esac
+upto=
+if [ $# -gt 1 ]; then
+	[ $# = 3 ] && [ "$2" = --upto ] && [[ "$3" =~ ^[0-9]+$ ]] || die "$usage"
+	upto=$3
+fi
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${EXT4CELL_CACHE:-/var/cache/ext4cell}
 jobs=${JOBS:-$(nproc)}
 pkg=linux-source-6.12
 out=$repo/build/kernel/$cfg
-mkdir -p "$cache/deb" "$cache/kernel" "$out"
+mkdir -p "$cache/deb" "$cache/kernel"
 
 # One kernel build at a time on this machine, whatever the config.
 exec 9>"$cache/kernel/build.lock"
@@ -42,6 +50,12 @@ mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' \
 for p in "${patches[@]}"; do
 	[ -f "$repo/kernel/patches/$p" ] || die "kernel/series names missing patch $p"
 done
+if [ -n "$upto" ]; then
+	[ "$upto" -le ${#patches[@]} ] ||
+		die "--upto $upto: kernel/series has only ${#patches[@]} patches"
+	patches=("${patches[@]:0:$upto}")
+	out=
+fi
 frags=("$repo/kernel/config/common.config" "$repo/kernel/config/$cfg.config")
 
 hash=$({
@@ -55,10 +69,20 @@ src=$wt/linux
 state=$wt/state
 if [ -f "$wt/stamp" ] && [ "$(cat "$wt/stamp")" = "$hash" ] &&
 	[ -f "$src/arch/x86/boot/bzImage" ]; then
-	cp "$src/arch/x86/boot/bzImage" "$src/.config" "$out/"
-	echo "kernel/build.sh: $cfg kernel up to date ($ver, $hash): $out/bzImage"
+	publish "up to date ($ver, $hash)"
 	exit 0
 fi
+
+# Copy the image to build/kernel/CONFIG (full series only) and say where it is.
+publish() {
+	if [ -n "$out" ]; then
+		mkdir -p "$out"
+		cp "$src/arch/x86/boot/bzImage" "$src/.config" "$out/"
+		echo "kernel/build.sh: $cfg kernel $1: $out/bzImage"
+	else
+		echo "kernel/build.sh: $cfg kernel with the first $upto patches $1: $src/arch/x86/boot/bzImage"
+	fi
+}
 
 start=$(date +%s)
 extract() {
@@ -133,5 +157,4 @@ if ! make -C "$src" ARCH=x86_64 -j"$jobs" bzImage >"$wt/build.log" 2>&1 9>&-; th
 	die "$cfg kernel build failed; full log in $wt/build.log"
 fi
 echo "$hash" >"$wt/stamp"
-cp "$src/arch/x86/boot/bzImage" "$src/.config" "$out/"
-echo "kernel/build.sh: $cfg kernel built in $(($(date +%s) - start)) s: $out/bzImage"
+publish "built in $(($(date +%s) - start)) s"
