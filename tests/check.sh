@@ -1,8 +1,9 @@
 #!/bin/bash
 # tests/check.sh: what `make check` runs: build the user-space programs with
-# ASan/UBSan into build/test, build (or reuse) the test kernel, run every test
-# layer with tests/run, and print how long each phase took. The last line of the
-# output is tests/run's 'N passed, N failed, N skipped'.
+# ASan/UBSan into build/test and as released into build/ (a test checks that the
+# release server carries no test triggers), build (or reuse) the test kernel,
+# run every test layer with tests/run, and print how long each phase took. The
+# last line of the output is tests/run's 'N passed, N failed, N skipped'.
 set -u
 cd "$(dirname "$0")/.."
 phase() { # phase NAME COMMAND...: run, time, stop on failure
@@ -15,5 +16,6 @@ phase() { # phase NAME COMMAND...: run, time, stop on failure
 	[ $rc = 0 ] || { echo "0 passed, 1 failed"; exit 1; }
 }
 phase build make -s -j"$(nproc)" BUILD=build/test SANITIZE=1 all
+phase build-release make -s -j"$(nproc)" all
 phase kernel bash kernel/build.sh test
 exec tests/run
