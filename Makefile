@@ -38,7 +38,7 @@ kernel:
 	bash kernel/build.sh $(KCONFIG)
 
 kernel-bisect:
-	bash kernel/bisect-build.sh $(KCONFIG)
+	bash kernel/bisect-build.sh $(KCONFIG) $(or $(FIRST),0)
 
 check:
 	bash tests/check.sh

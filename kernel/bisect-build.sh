@@ -6,11 +6,14 @@
 # compiler warning in the files a step recompiled. Ends with the whole series
 # built again, as `make kernel` leaves it.
 #
-# Usage: kernel/bisect-build.sh [test|bench]   (default test; about a minute
-# per patch on 2 cores once the config has been built whole)
+# Usage: kernel/bisect-build.sh [test|bench [FIRST]]   (default test, from 0;
+# FIRST skips the shorter prefixes, e.g. after editing only later patches;
+# about a minute per patch on 2 cores once the config has been built whole)
 set -uo pipefail
 
 cfg=${1:-test}
+first=${2:-0}
+[[ "$first" =~ ^[0-9]+$ ]] || { echo "kernel/bisect-build.sh: FIRST must be a number (got '$first')" >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${EXT4CELL_CACHE:-/var/cache/ext4cell}
 build=$repo/kernel/build.sh
@@ -19,7 +22,7 @@ mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' \
 n=${#patches[@]}
 failed=0
 
-for ((i = 0; i <= n; i++)); do
+for ((i = first; i <= n; i++)); do
 	name="(no patches)"
 	[ $i = 0 ] || name=${patches[$((i - 1))]}
 	args=("$cfg")
@@ -45,6 +48,6 @@ for ((i = 0; i <= n; i++)); do
 	echo "ok - $i $name (${secs} s)"
 done
 if [ $failed = 0 ]; then
-	echo "kernel/bisect-build.sh: all $((n + 1)) prefixes of the series build ($cfg) without warnings"
+	echo "kernel/bisect-build.sh: prefixes $first..$n of the series build ($cfg) without warnings"
 fi
 exit $failed

@@ -64,15 +64,6 @@ hash=$({
 	cat "${frags[@]}"
 } | sha256sum | cut -c1-16)
 
-wt=$cache/kernel/$ver/$cfg
-src=$wt/linux
-state=$wt/state
-if [ -f "$wt/stamp" ] && [ "$(cat "$wt/stamp")" = "$hash" ] &&
-	[ -f "$src/arch/x86/boot/bzImage" ]; then
-	publish "up to date ($ver, $hash)"
-	exit 0
-fi
-
 # Copy the image to build/kernel/CONFIG (full series only) and say where it is.
 publish() {
 	if [ -n "$out" ]; then
@@ -83,6 +74,15 @@ publish() {
 		echo "kernel/build.sh: $cfg kernel with the first $upto patches $1: $src/arch/x86/boot/bzImage"
 	fi
 }
+
+wt=$cache/kernel/$ver/$cfg
+src=$wt/linux
+state=$wt/state
+if [ -f "$wt/stamp" ] && [ "$(cat "$wt/stamp")" = "$hash" ] &&
+	[ -f "$src/arch/x86/boot/bzImage" ]; then
+	publish "up to date ($ver, $hash)"
+	exit 0
+fi
 
 start=$(date +%s)
 extract() {
