@@ -16,24 +16,22 @@ tar -C /usr -cf "$work/src.tar" include
 start() { # start NAME: mount a fresh image with that server in the background
 	rm -f "$work/img"
 	truncate -s 4G "$work/img" && mkfs.ext4 -q -F "$work/img"
-	case $1 in
-	ext4cell) "$build/ext4cell-server" -o kernel "$work/img" "$work/mnt" 2>>"$work/log" & ;;
-	fuse2fs) fuse2fs -f -o allow_other "$work/img" "$work/mnt" >>"$work/log" 2>&1 & ;;
-	esac
-	pid=$!
-	for _ in $(seq 100); do mountpoint -q "$work/mnt" && return 0; sleep 0.1; done
-	echo "bench: $1 did not mount" >&2
-	exit 1
+	restart "$1" || { echo "bench: $1 did not mount" >&2; exit 1; }
 }
 stop() { umount "$work/mnt"; wait "$pid"; }
-remount() { umount "$work/mnt"; wait "$pid"; restart "$1"; }
-restart() {
+remount() {
+	umount "$work/mnt"
+	wait "$pid"
+	restart "$1" || { echo "bench: $1 did not mount again" >&2; exit 1; }
+}
+restart() { # restart NAME: mount the image as it is; fails if not mounted in 10 s
 	case $1 in
 	ext4cell) "$build/ext4cell-server" -o kernel "$work/img" "$work/mnt" 2>>"$work/log" & ;;
 	fuse2fs) fuse2fs -f -o allow_other "$work/img" "$work/mnt" >>"$work/log" 2>&1 & ;;
 	esac
 	pid=$!
 	for _ in $(seq 100); do mountpoint -q "$work/mnt" && return 0; sleep 0.1; done
+	return 1
 }
 secs() { local t0; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; echo "$(date +%s.%N) - $t0" | bc; }
 

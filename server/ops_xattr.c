@@ -49,6 +49,26 @@ static int close_xattrs(struct ec_ctx *c, ext2_ino_t ino, struct ext2_xattr_hand
 	return rc ? rc : ec_errno(c, err, ino, "xattrs_close");
 }
 
+/* For a change to NAME: open the inode's xattrs and say whether NAME is there.
+ * 0 with *h open, or an errno with nothing left open. */
+static int open_for_change(struct ec_ctx *c, ext2_ino_t ino, const char *name,
+			   struct ext2_xattr_handle **h, bool *found)
+{
+	void *old = NULL;
+	size_t oldlen;
+	errcode_t err;
+	int rc = open_xattrs(c, ino, h);
+
+	if (rc)
+		return rc;
+	err = ext2fs_xattr_get(*h, name, &old, &oldlen);
+	ext2fs_free_mem(&old);
+	*found = !err;
+	if (err && err != EXT2_ET_EA_KEY_NOT_FOUND)
+		return close_xattrs(c, ino, h, ec_errno(c, err, ino, "xattr_get"));
+	return 0;
+}
+
 /* Permission bits implied by a new access ACL, and the ctime of the change. */
 static int set_mode(struct ec_ctx *c, ext2_ino_t ino, __u16 mode)
 {
@@ -68,11 +88,9 @@ void ec_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name, const cha
 	struct ec_ctx *c = ec_req_ctx(req);
 	ext2_ino_t ino = ec_ino(fino);
 	struct ext2_xattr_handle *h;
-	void *old = NULL;
-	size_t oldlen;
 	errcode_t err;
 	__u16 mode = 0;
-	bool extended = true;
+	bool extended = true, found;
 	int rc;
 
 	EC_CHECK_RW(c, req);
@@ -88,21 +106,17 @@ void ec_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name, const cha
 		fuse_reply_err(req, rc);
 		return;
 	}
-	rc = open_xattrs(c, ino, &h);
+	rc = open_for_change(c, ino, name, &h, &found);
 	if (rc) {
 		fuse_reply_err(req, rc);
 		return;
 	}
-	err = ext2fs_xattr_get(h, name, &old, &oldlen);
-	ext2fs_free_mem(&old);
-	if (err && err != EXT2_ET_EA_KEY_NOT_FOUND)
-		rc = ec_errno(c, err, ino, "xattr_get");
-	else if (!err && (flags & XATTR_CREATE))
+	if (found && (flags & XATTR_CREATE))
 		rc = EEXIST;
-	else if (err && (flags & XATTR_REPLACE))
+	else if (!found && (flags & XATTR_REPLACE))
 		rc = ENODATA;
 	else if (!strcmp(name, EC_ACL_ACCESS) && !extended)
-		rc = err ? 0 : ec_errno(c, ext2fs_xattr_remove(h, name), ino, "xattr_remove");
+		rc = found ? ec_errno(c, ext2fs_xattr_remove(h, name), ino, "xattr_remove") : 0;
 	else if ((err = ext2fs_xattr_set(h, name, value, size)))
 		rc = ec_errno(c, err, ino, "xattr_set");
 	rc = close_xattrs(c, ino, &h, rc);
@@ -202,9 +216,8 @@ void ec_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
 	struct ec_ctx *c = ec_req_ctx(req);
 	ext2_ino_t ino = ec_ino(fino);
 	struct ext2_xattr_handle *h;
-	void *old = NULL;
-	size_t oldlen;
 	errcode_t err;
+	bool found;
 	int rc;
 
 	EC_CHECK_RW(c, req);
@@ -212,16 +225,14 @@ void ec_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
 		fuse_reply_err(req, EOPNOTSUPP);
 		return;
 	}
-	rc = open_xattrs(c, ino, &h);
+	rc = open_for_change(c, ino, name, &h, &found);
 	if (rc) {
 		fuse_reply_err(req, rc);
 		return;
 	}
-	err = ext2fs_xattr_get(h, name, &old, &oldlen);
-	ext2fs_free_mem(&old);
-	if (err == EXT2_ET_EA_KEY_NOT_FOUND)
+	if (!found)
 		rc = ENODATA;
-	else if (err || (err = ext2fs_xattr_remove(h, name)))
+	else if ((err = ext2fs_xattr_remove(h, name)))
 		rc = ec_errno(c, err, ino, "xattr_remove");
 	rc = close_xattrs(c, ino, &h, rc);
 	if (!rc)
