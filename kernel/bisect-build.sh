@@ -17,8 +17,7 @@ first=${2:-0}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${EXT4CELL_CACHE:-/var/cache/ext4cell}
 build=$repo/kernel/build.sh
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' \
-	"$repo/kernel/series")
+mapfile -t patches < <("$repo/kernel/series-names.sh")
 n=${#patches[@]}
 failed=0
 

@@ -44,9 +44,8 @@ ver=$(apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}')
 [ -n "$ver" ] && [ "$ver" != "(none)" ] ||
 	die "apt knows no $pkg; run 'apt-get update' (make deps does)"
 
-# Patches named by kernel/series, in order (blank lines and # comments skipped).
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' \
-	"$repo/kernel/series")
+# Patches named by kernel/series, in order.
+mapfile -t patches < <("$repo/kernel/series-names.sh")
 for p in "${patches[@]}"; do
 	[ -f "$repo/kernel/patches/$p" ] || die "kernel/series names missing patch $p"
 done

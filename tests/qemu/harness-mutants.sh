@@ -5,8 +5,8 @@
 # only if every one of its tests reports 'not ok'. A developer check, not part
 # of `make check` (it boots the same three guests, a few minutes):
 #   exit-status     the guest exits 41 where the suite wants 42
-#   ext4-kernel     fs-roundtrip.sh appends to the file between write and read
-#   ext4-fuse2fs      back (one mutation, both mounts)
+#   ext4-kernel,    fs-roundtrip.sh appends to the file between write and
+#   ext4-fuse2fs    read back (one mutation serves both mounts)
 #   warn-caught     the LKDTM trigger is written to /dev/null instead
 #   systemd-socket  the echo instance answers with another prefix
 # Needs the test kernel (make kernel KCONFIG=test).
