@@ -18,6 +18,12 @@ CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 LDFLAGS   += -fsanitize=address,undefined
 endif
 PKG_CONFIG ?= pkg-config
+# $(call pkgconf,ARGS): pkg-config's answer, asked when a recipe first needs it,
+# not when make reads this file: `make deps all` installs pkg-config's packages
+# before anything is compiled. Use it only in recursively expanded (=) variables.
+pkgconf = $(shell $(PKG_CONFIG) $(1) || echo pkg-config-failed: $(1))
+# With `deps` among the goals, every build step waits for it (also under -j).
+AFTER_DEPS := $(filter deps,$(MAKECMDGOALS))
 
 PROGRAMS :=
 -include $(wildcard */build.mk tests/*/build.mk)
@@ -25,7 +31,7 @@ PROGRAMS :=
 .PHONY: all deps kernel kernel-bisect check demo clean
 all: $(PROGRAMS)
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c | $(AFTER_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS_$(firstword $(subst /, ,$<))) -MMD -MP -c -o $@ $<
 
@@ -34,13 +40,13 @@ $(BUILD)/%.o: %.c
 deps:
 	bash tests/deps.sh
 
-kernel:
+kernel: | $(AFTER_DEPS)
 	bash kernel/build.sh $(KCONFIG)
 
-kernel-bisect:
+kernel-bisect: | $(AFTER_DEPS)
 	bash kernel/bisect-build.sh $(KCONFIG) $(or $(FIRST),0)
 
-check:
+check: | $(AFTER_DEPS)
 	bash tests/check.sh
 
 demo: all

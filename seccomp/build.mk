@@ -6,8 +6,8 @@
 # programs that use the acts directly link $(SECCOMP_TEST_OBJS) as well.
 SECCOMP_TEST_OBJS := $(BUILD)/seccomp/triggers.o
 SECCOMP_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out seccomp/triggers.c,$(wildcard seccomp/*.c)))
-SECCOMP_LIBS := $(shell $(PKG_CONFIG) --libs libseccomp libcap)
-CPPFLAGS_seccomp += $(shell $(PKG_CONFIG) --cflags libseccomp libcap)
+SECCOMP_LIBS = $(call pkgconf,--libs libseccomp libcap)
+CPPFLAGS_seccomp += $(call pkgconf,--cflags libseccomp libcap)
 ifneq ($(SANITIZE),)
 SECCOMP_OBJS += $(SECCOMP_TEST_OBJS)
 CPPFLAGS_seccomp += -DEXT4CELL_TEST_TRIGGERS

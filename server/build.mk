@@ -2,7 +2,7 @@
 # The top-level Makefile includes this before its 'all' rule: keep 'all' the default.
 .DEFAULT_GOAL := all
 SERVER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard server/*.c))
-CPPFLAGS_server := $(shell $(PKG_CONFIG) --cflags fuse3 ext2fs)
+CPPFLAGS_server = $(call pkgconf,--cflags fuse3 ext2fs)
 $(BUILD)/ext4cell-server: $(SERVER_OBJS) $(SECCOMP_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs fuse3 ext2fs com_err) $(SECCOMP_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pkgconf,--libs fuse3 ext2fs com_err) $(SECCOMP_LIBS)
 PROGRAMS += $(BUILD)/ext4cell-server

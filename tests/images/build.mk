@@ -1,4 +1,4 @@
 # tests/images/build.mk: the crafted-image generator used by the host suites.
 PROGRAMS += $(BUILD)/tests/images/mkbad
 $(BUILD)/tests/images/mkbad: $(BUILD)/tests/images/mkbad.o
-	$(CC) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs ext2fs com_err)
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pkgconf,--libs ext2fs com_err)
