@@ -22,6 +22,12 @@ PKG_CONFIG ?= pkg-config
 # not when make reads this file: `make deps all` installs pkg-config's packages
 # before anything is compiled. Use it only in recursively expanded (=) variables.
 pkgconf = $(shell $(PKG_CONFIG) $(1) || echo pkg-config-failed: $(1))
+# Debian's hardening flags (stack protector, FORTIFY, RELRO, BIND_NOW, PIE) for
+# every program, the setuid helper first of all; asked once, when first used.
+hardening = $(if $(hardening_$(1)),,$(eval hardening_$(1) := $$(shell \
+	DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get $(1))))$(hardening_$(1))
+CFLAGS    += $(call hardening,CPPFLAGS) $(filter-out -g -O2,$(call hardening,CFLAGS))
+LDFLAGS   += $(call hardening,LDFLAGS)
 # With `deps` among the goals, every build step waits for it (also under -j).
 AFTER_DEPS := $(filter deps,$(MAKECMDGOALS))
 
