@@ -4,6 +4,7 @@
 #   make kernel     build the guest kernel (KCONFIG=test|bench, default test)
 #   make kernel-bisect  build every prefix of the patch series (bisectability)
 #   make check      build with ASan/UBSan into build/test and run every test layer
+#   make check-fresh  `make deps all` from a git archive of HEAD in a fresh Debian 12 chroot
 #   make demo       the product demo (boots a QEMU guest)
 # Each component directory has a build.mk that adds its programs to PROGRAMS.
 
@@ -34,7 +35,7 @@ AFTER_DEPS := $(filter deps,$(MAKECMDGOALS))
 PROGRAMS :=
 -include $(wildcard */build.mk tests/*/build.mk)
 
-.PHONY: all deps kernel kernel-bisect check demo clean
+.PHONY: all deps kernel kernel-bisect check check-fresh demo clean
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c | $(AFTER_DEPS)
@@ -54,6 +55,9 @@ kernel-bisect: | $(AFTER_DEPS)
 
 check: | $(AFTER_DEPS)
 	bash tests/check.sh
+
+check-fresh: | $(AFTER_DEPS)
+	bash tests/fresh-machine.sh
 
 demo: all
 	bash kernel/build.sh test
