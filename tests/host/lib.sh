@@ -33,27 +33,28 @@ work=$(mktemp -d /tmp/ext4cell-test.XXXXXX)
 cleanup() {
 	local m
 	for m in $(awk -v w="$work" 'index($2, w) == 1 {print $2}' /proc/mounts | sort -r); do
-		umount -l "$m" 2>/dev/null
+		timeout -k 2 10 umount -l "$m" 2>/dev/null
 	done
-	rm -rf "$work"
+	rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
 
 # ec_mount IMAGE MOUNTPOINT [OPTIONS]: starts the server (pid in ec_pid, log
-# in $work/server.log) and waits for the mount. Returns 1 if it never appears.
+# in $work/server.log) and waits for the mount. Returns 1 if it never appears
+# within 10 s or does not answer within 60 s (the server is then stopped).
 ec_mount() {
-	local img=$1 mnt=$2 opts=${3:-kernel} i
+	local img=$1 mnt=$2 opts=${3:-kernel} err=
 	mkdir -p "$mnt"
 	"$server" -o "$opts" "$img" "$mnt" >"$work/server.log" 2>&1 &
 	ec_pid=$!
-	local err
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		# the mount exists before the server opens the image: the first
 		# request waits for it to serve, or fails if it gave up
 		if awk -v m="$mnt" '$2 == m {f = 1} END {exit !f}' /proc/mounts; then
-			err=$(stat "$mnt" 2>&1 >/dev/null)
+			err=$(timeout -k 2 60 stat "$mnt" 2>&1 >/dev/null)
+			case $? in 124 | 137) err="ec_mount: the mount did not answer stat within 60 s" ;; esac
 			case $err in
-			*connect*) break ;;
+			*connect* | ec_mount:*) break ;;
 			esac
 			kill -0 "$ec_pid" 2>/dev/null && return 0
 			break
@@ -61,16 +62,61 @@ ec_mount() {
 		kill -0 "$ec_pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	umount -l "$mnt" 2>/dev/null
-	kill "$ec_pid" 2>/dev/null
-	wait "$ec_pid" 2>/dev/null
+	timeout -k 2 10 umount -l "$mnt" 2>/dev/null
+	ec_stop
+	case $err in ec_mount:*) echo "$err" >>"$work/server.log" ;; esac
 	return 1
 }
 
-# ec_umount MOUNTPOINT: unmounts and waits for the server; returns its status.
+# ec_umount MOUNTPOINT [SECONDS]: unmounts and waits at most SECONDS (default
+# 60) for the server to exit; returns its status. A server still running then
+# is reported (wait_gone) and stopped, and ec_umount returns 124.
 ec_umount() {
-	umount "$1" || umount -l "$1"
-	wait "$ec_pid"
+	timeout -k 2 10 umount "$1" || timeout -k 2 10 umount -l "$1"
+	wait_gone "$ec_pid" "${2:-60}" "ext4cell-server after umount $1" && return "$gone_status"
+	ec_stop
+	return 124
+}
+
+# ec_stop: ends the server: SIGTERM, then SIGKILL if it still runs 10 s later.
+ec_stop() {
+	kill "$ec_pid" 2>/dev/null
+	wait_gone "$ec_pid" 10 "ext4cell-server after SIGTERM" 2>/dev/null && return
+	kill -KILL "$ec_pid" 2>/dev/null
+	wait_gone "$ec_pid" 10 "ext4cell-server after SIGKILL" 2>/dev/null
+}
+
+# wait_gone PID SECONDS WHAT: waits at most SECONDS for PID, a child of this
+# shell, to exit; its wait status in $gone_status. If it still runs, prints '# '
+# lines saying so and naming the processes that hold a copy of one of our mounts
+# in another mount namespace (such a copy keeps a FUSE connection, and so its
+# server, alive after our umount), and returns 1, PID left running.
+wait_gone() {
+	for _ in $(seq $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "# $3 (pid $1) still runs after $2 s"
+		mount_holders | sed 's/^/# /'
+		return 1
+	fi
+	wait "$1"
+	gone_status=$?
+}
+
+# mount_holders: every process in another mount namespace than this shell's
+# whose mounts include one under $work, or a line saying there is none.
+mount_holders() {
+	local p at found=
+	for p in /proc/[0-9]*; do
+		[ "$p/ns/mnt" -ef "/proc/$$/ns/mnt" ] && continue
+		at=$(awk -v w="$work/" 'index($5 "/", w) == 1 {print $5; exit}' "$p/mountinfo" 2>/dev/null)
+		[ -n "$at" ] || continue
+		echo "pid ${p#/proc/} ($(cat "$p/comm" 2>/dev/null)) holds a copy of $at in another mount namespace"
+		found=1
+	done
+	[ -n "$found" ] || echo "no process in another mount namespace holds a mount under $work"
 }
 
 # ec_fsck NAME IMAGE: one test line for e2fsck -fn on IMAGE.
