@@ -187,7 +187,15 @@ dirty_die() {
 }
 dirty_die
 
-# Privilege: an unprivileged server gets iomap only through the helper's ioctl.
+# Privilege: a server gets iomap only through the mark (FUSE_DEV_IOC_ADD_IOMAP,
+# the helper's ioctl; iomap-test-server marks unless --no-mark), never through
+# the capabilities of the task that mounts or of the server itself, and only
+# while fuse.enable_iomap (set on the kernel command line by tests/qemu/vm) is on.
+param=/sys/module/fuse/parameters/enable_iomap
+v=$(cat $param 2>&1)
+[ "$v" = Y ] && grep -qw fuse.enable_iomap=1 /proc/cmdline &&
+	echo "case switch-cmdline ok: enable_iomap=$v" ||
+	echo "case switch-cmdline FAIL: $param: '$v', cmdline: $(cat /proc/cmdline)"
 priv() { # NAME WANT-STATUS WANT-FIEMAP SERVER-OPTIONS...
 	local n=$1 want=$2 wantfm=$3 st r fm
 	shift 3
@@ -208,10 +216,70 @@ priv() { # NAME WANT-STATUS WANT-FIEMAP SERVER-OPTIONS...
 		echo "case $n ok: $st, $fm"
 	fi
 }
-priv priv-marked "iomap=1 dev=1" "fiemap ok" --add-iomap --drop-rawio --user
-priv priv-unmarked "iomap=0 dev=0" "fiemap error EOPNOTSUPP" --drop-rawio --user
-priv priv-rawio-mount "iomap=1 dev=1" "fiemap ok" --user
+priv priv-marked "iomap=1 dev=1" "fiemap ok" --drop-rawio --user
+priv priv-unmarked "iomap=0 dev=0" "fiemap error EOPNOTSUPP" --no-mark --drop-rawio --user
+# root mounts (CAP_SYS_RAWIO), the unmarked server runs as nobody
+priv priv-rawio-mount "iomap=0 dev=0" "fiemap error EOPNOTSUPP" --no-mark --user
+# the unmarked server keeps CAP_SYS_RAWIO and reads and answers FUSE_INIT
+priv priv-rawio-unmarked "iomap=0 dev=0" "fiemap error EOPNOTSUPP" --no-mark
 priv priv-declined "iomap=0 dev=0" "fiemap error EOPNOTSUPP" --no-iomap
+
+# A user's server mounted through the setuid fusermount3 (as libfuse does):
+# FUSE_INIT does not offer FUSE_IOMAP, and a server that claims it anyway
+# cannot register a device; the user reads the file through classic FUSE.
+fusermount_case() {
+	local st r fm nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	chown 65534:65534 $mnt
+	chmod 0666 /dev/fuse	# as udev makes it; fusermount3 opens it as the user
+	st=$(timeout 60 $srv --fusermount --claim-iomap --status-all $dev $mnt 2>&1)
+	r=$(timeout 60 $nobody $chk read $mnt 2>&1 | tr '\n' ';')
+	fm=$(timeout 60 $nobody $chk fiemap $mnt 2>&1)
+	unmount
+	chown 0:0 $mnt
+	newlog
+	if [ "$st" != "offered=0 iomap=1 dev=0 mark=none" ]; then
+		echo "case priv-fusermount FAIL: server said '$st', want 'offered=0 iomap=1 dev=0 mark=none'"
+	elif [ "$r" != "case read-buffered ok;case read-mmap ok;" ]; then
+		echo "case priv-fusermount FAIL: $r"
+	elif [[ "$fm" != "fiemap error EOPNOTSUPP"* ]]; then
+		echo "case priv-fusermount FAIL: $fm, want fiemap error EOPNOTSUPP"
+	elif [ -n "$(badlog)" ]; then
+		echo "case priv-fusermount FAIL: kernel log: $(badlog)"
+	else
+		echo "case priv-fusermount ok: $st, $fm"
+	fi
+}
+fusermount_case
+
+# With fuse.enable_iomap off nobody gets iomap: the mark is refused and no
+# INIT offers it, whoever mounts; turned on again, the mark works again.
+switch_off() {
+	local off rawio on
+	if ! echo 0 >$param; then
+		echo "case switch-off FAIL: cannot write $param"
+		return
+	fi
+	off=$($srv --status-all $dev $mnt 2>&1)
+	unmount
+	rawio=$($srv --status-all --no-mark $dev $mnt 2>&1)
+	unmount
+	echo 1 >$param
+	on=$($srv --status-all $dev $mnt 2>&1)
+	unmount
+	newlog
+	if [ "$off" != "offered=0 iomap=0 dev=0 mark=EOPNOTSUPP" ]; then
+		echo "case switch-off FAIL: marked server with the switch off said '$off'"
+	elif [ "$rawio" != "offered=0 iomap=0 dev=0 mark=none" ]; then
+		echo "case switch-off FAIL: unmarked root server with the switch off said '$rawio'"
+	elif [ "$on" != "offered=1 iomap=1 dev=1 mark=ok" ]; then
+		echo "case switch-off FAIL: marked server with the switch on again said '$on'"
+	elif [ -n "$(badlog)" ]; then
+		echo "case switch-off FAIL: kernel log: $(badlog)"
+	else
+		echo "case switch-off ok: off: $off; on: $on"
+	fi
+}
+switch_off
 r=$($chk eperm 2>&1)
 [ $? = 0 ] && echo "case ioctl-eperm ok: $r" || echo "case ioctl-eperm FAIL: $r"
 

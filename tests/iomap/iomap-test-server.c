@@ -11,8 +11,15 @@
  * the modes from "w-beyond-end" on, on the write side of "w" (see usage()).
  * --bench lets "w" grow to 256 MiB with blocks from [512 MiB, 768 MiB) of
  * DEVICE, for bench/iomap-smoke.sh.
- * The parent mounts, then exits once the child has answered FUSE_INIT and
- * registered the device, printing "iomap=0|1 dev=ID". */
+ * The parent marks /dev/fuse with FUSE_DEV_IOC_ADD_IOMAP (not with
+ * --no-mark) and mounts, then exits once the child has answered FUSE_INIT
+ * and registered the device, printing "iomap=0|1 dev=ID"; with
+ * --status-all "offered=0|1 iomap=0|1 dev=ID mark=ok|none|ERRNO-NAME"
+ * (offered: FUSE_IOMAP was in FUSE_INIT). --fusermount: the child drops to
+ * nobody and mounts through the setuid fusermount3 as a libfuse server
+ * does (unmarked); --claim-iomap: accept FUSE_IOMAP in the INIT reply even
+ * when it was not offered (a registration the kernel refuses is then
+ * dev=0, not an error). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -26,9 +33,11 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "iomap-proto.h"
@@ -56,7 +65,10 @@ static const char *const modes[] = {
 
 static struct {
 	int mode;
-	bool add_iomap, drop_rawio, user, no_iomap, verbose, bench;
+	bool no_mark, drop_rawio, user, no_iomap, verbose, bench;
+	bool fusermount, claim_iomap, status_all;
+	const char *mark;	/* outcome of FUSE_DEV_IOC_ADD_IOMAP */
+	bool offered;		/* FUSE_IOMAP was in FUSE_INIT */
 	int fuse_fd, dev_fd;
 	uint64_t dev_size;
 	uint32_t dev_id, closed_id;
@@ -71,8 +83,9 @@ static int mode_is(const char *name)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: iomap-test-server [--mode MODE] [--add-iomap] [--drop-rawio]\n"
-			"  [--user] [--no-iomap] [--bench] [-v] DEVICE MOUNTPOINT\nmodes:");
+	fprintf(stderr, "usage: iomap-test-server [--mode MODE] [--no-mark] [--drop-rawio]\n"
+			"  [--user] [--no-iomap] [--bench] [--fusermount] [--claim-iomap]\n"
+			"  [--status-all] [-v] DEVICE MOUNTPOINT\nmodes:");
 	for (size_t i = 0; i < NMODES; i++)
 		fprintf(stderr, " %s", modes[i]);
 	fprintf(stderr, "\n");
@@ -136,6 +149,9 @@ static void do_init(uint64_t unique, const struct fuse_init_in *in, int sender)
 
 	if (in->flags & FUSE_INIT_EXT)
 		flags |= (uint64_t)in->flags2 << 32;
+	s.offered = !!(flags & FUSE_IOMAP_INIT);
+	if (s.claim_iomap)
+		flags |= FUSE_IOMAP_INIT;
 	out.major = FUSE_KERNEL_VERSION;
 	out.minor = in->minor < FUSE_IOMAP_MINOR ? in->minor : FUSE_IOMAP_MINOR;
 	out.max_readahead = in->max_readahead;
@@ -156,7 +172,9 @@ static void do_init(uint64_t unique, const struct fuse_init_in *in, int sender)
 		struct fuse_backing_map map = { s.dev_fd, FUSE_BACKING_TYPE_IOMAP, 0 };
 		int id = ioctl(s.fuse_fd, FUSE_DEV_IOC_BACKING_OPEN, &map);
 
-		if (id <= 0) {
+		if (id <= 0 && s.claim_iomap && !s.offered) {
+			id = 0;		/* the kernel did not take the claim */
+		} else if (id <= 0) {
 			perror("server: FUSE_DEV_IOC_BACKING_OPEN");
 			exit(1);
 		}
@@ -171,7 +189,11 @@ static void do_init(uint64_t unique, const struct fuse_init_in *in, int sender)
 			s.closed_id = cid;
 		}
 	}
-	dprintf(sender, "iomap=%d dev=%u\n", s.iomap, s.dev_id);
+	if (s.status_all)
+		dprintf(sender, "offered=%d iomap=%d dev=%u mark=%s\n", s.offered, s.iomap,
+			s.dev_id, s.mark);
+	else
+		dprintf(sender, "iomap=%d dev=%u\n", s.iomap, s.dev_id);
 	close(sender);
 }
 
@@ -517,11 +539,57 @@ static void serve(void)
 	}
 }
 
+/* Mount as a libfuse server does when it is not root: the setuid
+ * fusermount3 opens /dev/fuse, mounts and passes the fd back over the
+ * socket named by _FUSE_COMMFD. */
+static int fusermount(const char *mnt)
+{
+	char ctl[CMSG_SPACE(sizeof(int))], env[32], byte;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *cm;
+	int sv[2], st, fd = -1;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(sv[0]);
+		snprintf(env, sizeof(env), "%d", sv[1]);
+		setenv("_FUSE_COMMFD", env, 1);
+		execl("/usr/bin/fusermount3", "fusermount3", "-o",
+		      "fsname=iomaptest,subtype=iomaptest", "--", mnt, (char *)NULL);
+		perror("server: exec fusermount3");
+		_exit(127);
+	}
+	close(sv[1]);
+	if (recvmsg(sv[0], &msg, 0) > 0) {
+		cm = CMSG_FIRSTHDR(&msg);
+		if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	}
+	close(sv[0]);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "server: fusermount3 failed (status 0x%x)\n", st);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' },
-		{ "add-iomap", no_argument, NULL, 'a' },
+		{ "no-mark", no_argument, NULL, 'a' },
+		{ "fusermount", no_argument, NULL, 'f' },
+		{ "claim-iomap", no_argument, NULL, 'c' },
+		{ "status-all", no_argument, NULL, 's' },
 		{ "drop-rawio", no_argument, NULL, 'r' },
 		{ "user", no_argument, NULL, 'u' },
 		{ "no-iomap", no_argument, NULL, 'n' },
@@ -539,7 +607,10 @@ int main(int argc, char **argv)
 			if (s.mode == NMODES)
 				usage();
 			break;
-		case 'a': s.add_iomap = true; break;
+		case 'a': s.no_mark = true; break;
+		case 'f': s.fusermount = s.user = s.no_mark = true; break;
+		case 'c': s.claim_iomap = true; break;
+		case 's': s.status_all = true; break;
 		case 'r': s.drop_rawio = true; break;
 		case 'u': s.user = true; break;
 		case 'n': s.no_iomap = true; break;
@@ -551,10 +622,11 @@ int main(int argc, char **argv)
 	if (argc - optind != 2)
 		usage();
 
-	s.fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	s.fuse_fd = s.fusermount ? -1 : open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	s.dev_fd = open(argv[optind],
 			(mode_is("write-ro") || mode_is("bw-ro") ? O_RDONLY : O_RDWR) | O_CLOEXEC);
-	if (s.fuse_fd < 0 || s.dev_fd < 0 || ioctl(s.dev_fd, BLKGETSIZE64, &s.dev_size)) {
+	if ((!s.fusermount && s.fuse_fd < 0) || s.dev_fd < 0 ||
+	    ioctl(s.dev_fd, BLKGETSIZE64, &s.dev_size)) {
 		perror("server: open /dev/fuse or the device");
 		return 1;
 	}
@@ -567,9 +639,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "server: no memory\n");
 		return 1;
 	}
-	if (s.add_iomap && ioctl(s.fuse_fd, FUSE_DEV_IOC_ADD_IOMAP)) {
-		perror("server: FUSE_DEV_IOC_ADD_IOMAP");
-		return 1;
+	/* As the helper does: the kernel refuses the mark where iomap is
+	 * off (EOPNOTSUPP), or on a kernel without the ioctl (ENOTTY) */
+	s.mark = "none";
+	if (!s.no_mark) {
+		int r = ioctl(s.fuse_fd, FUSE_DEV_IOC_ADD_IOMAP);
+
+		s.mark = !r ? "ok" : errno == EOPNOTSUPP ? "EOPNOTSUPP" :
+			 errno == ENOTTY ? "ENOTTY" : NULL;
+		if (!s.mark)
+			return perror("server: FUSE_DEV_IOC_ADD_IOMAP"), 1;
 	}
 	if (s.drop_rawio && drop_rawio()) {
 		perror("server: drop CAP_SYS_RAWIO");
@@ -577,7 +656,8 @@ int main(int argc, char **argv)
 	}
 	snprintf(mopts, sizeof(mopts), "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other",
 		 s.fuse_fd);
-	if (mount("iomaptest", argv[optind + 1], "fuse.iomaptest", MS_NOSUID | MS_NODEV, mopts)) {
+	if (!s.fusermount &&
+	    mount("iomaptest", argv[optind + 1], "fuse.iomaptest", MS_NOSUID | MS_NODEV, mopts)) {
 		perror("server: mount");
 		return 1;
 	}
@@ -597,6 +677,11 @@ int main(int argc, char **argv)
 			       setresuid(65534, 65534, 65534))) {
 			perror("server: drop to nobody");
 			_exit(1);
+		}
+		if (s.fusermount) {
+			s.fuse_fd = fusermount(argv[optind + 1]);
+			if (s.fuse_fd < 0)
+				_exit(1);
 		}
 		/* INIT is the first request; do_init reports on p[1] */
 		for (;;) {
