@@ -1,9 +1,11 @@
 #!/bin/bash
 # tests/check.sh: what `make check` runs: build the user-space programs with
 # ASan/UBSan into build/test and as released into build/ (a test checks that the
-# release server carries no test triggers), build (or reuse) the test kernel,
-# run every test layer with tests/run, and print how long each phase took. The
-# last line of the output is tests/run's 'N passed, N failed, N skipped'.
+# release server carries no test triggers), check that HEAD builds on a fresh
+# Debian 12 (tests/fresh-machine.sh, about 1 min with its cache, 3 cold), build
+# (or reuse) the test kernel, run every test layer with tests/run, and print how
+# long each phase took. The last line of the output is tests/run's
+# 'N passed, N failed, N skipped'.
 set -u
 cd "$(dirname "$0")/.."
 phase() { # phase NAME COMMAND...: run, time, stop on failure
@@ -17,5 +19,6 @@ phase() { # phase NAME COMMAND...: run, time, stop on failure
 }
 phase build make -s -j"$(nproc)" BUILD=build/test SANITIZE=1 all
 phase build-release make -s -j"$(nproc)" all
+phase fresh-machine bash tests/fresh-machine.sh
 phase kernel bash kernel/build.sh test
 exec tests/run
