@@ -85,6 +85,35 @@ b=$(badlog)
 grep -aq 'fuse: iomap' /tmp/klog && b+=" unexpected: $(grep -a 'fuse: iomap' /tmp/klog | head -2)"
 [ -z "$b" ] && echo "case good-log ok" || echo "case good-log FAIL: $b"
 
+# Durability (iomap-check umount-mmap and syncfs, each on a fresh server):
+# stores through a shared mapping, left dirty after close and munmap, are on
+# the device as soon as umount returns, and the server has answered
+# FUSE_DESTROY by then; after syncfs and sync the data is on the device, the
+# server saw FUSE_SYNCFS and the device a cache flush.
+durable() { # CHECK CASE...
+	local c=$1 st res b n line
+	shift
+	st=$($srv $dev $mnt 2>&1)
+	res=$(timeout 120 $chk $c $mnt $dev 2>&1)
+	unmount
+	newlog
+	b=$(badlog)
+	for n in "$@"; do
+		line=$(echo "$res" | grep -a -m1 "^case $n \(ok\|FAIL\)")
+		if [ "$st" != "iomap=1 dev=1" ]; then
+			echo "case $n FAIL: server said '$st'"
+		elif [ -z "$line" ]; then
+			echo "case $n FAIL: no result: $(echo "$res" | tr '\n' ';' | cut -c1-1000)"
+		elif [ -n "$b" ]; then
+			echo "case $n FAIL: kernel log: $b"
+		else
+			echo "$line"
+		fi
+	done
+}
+durable umount-mmap umount-mmap umount-destroy
+durable syncfs syncfs sync
+
 # Hostile servers: the read (or the write of CHECK, see iomap-check) must
 # fail, the kernel must say why, log clean.
 hostile() { # MODE EXPECTED-KERNEL-MESSAGE [CHECK [CHECK-ARG]]

@@ -15,6 +15,13 @@
  *                                addresses FIEMAP reports
  *                                (write-*), then mmap writes, truncates,
  *                                fallocates, fsync, O_TRUNC (wmodify.c)
+ *   iomap-check umount-mmap MNT DEV
+ *                                stores through a shared mapping, dirty after
+ *                                close and munmap, are on DEV when umount
+ *                                returns; the server answered FUSE_DESTROY
+ *   iomap-check syncfs MNT DEV   buffered writes are on DEV after syncfs and
+ *                                after sync; the server saw FUSE_SYNCFS, the
+ *                                device a cache flush (wdurable.c)
  *   iomap-check expect-write-error MNT [buffered]
  *   iomap-check expect-wb-error MNT
  *   iomap-check expect-mkwrite-error MNT
@@ -40,6 +47,7 @@
 
 #include "iomap-proto.h"
 #include "model.h"
+#include "wdurable.h"
 #include "whostile.h"
 #include "wmodify.h"
 #include "wshadow.h"
@@ -453,6 +461,19 @@ int main(int argc, char **argv)
 		report("fsync", check_fsync(&sh, argv[2], argv[3]));
 		report("modify-raw", check_modify_raw(&sh, argv[2], argv[3]));
 		report("otrunc", check_otrunc(&sh, argv[2]));
+		return failures != 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "umount-mmap")) {
+		bool destroyed;
+
+		report("umount-mmap", check_umount_mmap(argv[2], argv[3], &destroyed));
+		report("umount-destroy", destroyed ||
+		       fail("no mark of FUSE_DESTROY on %s after umount", argv[3]));
+		return failures != 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "syncfs")) {
+		report("syncfs", check_syncfs(argv[2], argv[3], false));
+		report("sync", check_syncfs(argv[2], argv[3], true));
 		return failures != 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "read")) {

@@ -6,7 +6,8 @@
  * until FUSE_IOMAP_IOEND converts them and sets the size), is truncated by
  * FUSE_SETATTR and O_TRUNC, fallocated by FUSE_FALLOCATE, and describes
  * itself in its extended attribute "user.iomap.state" (with the number of
- * FUSE_FSYNC requests seen).
+ * FUSE_FSYNC and FUSE_SYNCFS requests seen); FUSE_DESTROY writes a mark
+ * past the test area of DEVICE (wdurable.h) before it is answered.
  * --mode selects a hostile behaviour for FUSE_IOMAP_BEGIN of "f", or, for
  * the modes from "w-beyond-end" on, on the write side of "w" (see usage()).
  * --bench lets "w" grow to 256 MiB with blocks from [512 MiB, 768 MiB) of
@@ -42,6 +43,7 @@
 
 #include "iomap-proto.h"
 #include "model.h"
+#include "wdurable.h"
 #include "wfile.h"
 
 static const char *const modes[] = {
@@ -74,6 +76,7 @@ static struct {
 	uint32_t dev_id, closed_id;
 	bool iomap;
 	uint64_t ends, fsyncs;	/* FUSE_IOMAP_END and FUSE_FSYNC seen */
+	uint64_t syncfs;	/* FUSE_SYNCFS seen */
 } s;
 
 static int mode_is(const char *name)
@@ -306,7 +309,8 @@ static void do_getxattr(uint64_t unique, uint64_t ino, const struct fuse_getxatt
 		return (void)reply(unique, ENODATA, NULL, 0);
 	wf_describe(buf, sizeof(buf));
 	n = strlen(buf);
-	snprintf(buf + n, sizeof(buf) - n, " fsyncs=%llu", (unsigned long long)s.fsyncs);
+	snprintf(buf + n, sizeof(buf) - n, " fsyncs=%llu syncfs=%llu",
+		 (unsigned long long)s.fsyncs, (unsigned long long)s.syncfs);
 	n = strlen(buf);
 	if (!in->size) {
 		struct fuse_getxattr_out out = { .size = n };
@@ -316,6 +320,20 @@ static void do_getxattr(uint64_t unique, uint64_t ino, const struct fuse_getxatt
 	if (in->size < n)
 		return (void)reply(unique, ERANGE, NULL, 0);
 	reply(unique, 0, buf, n);
+}
+
+/* FUSE_DESTROY: the last thing a server writes before it answers, durably:
+ * the mark that wdurable.c looks for right after umount returns. */
+static void do_destroy(void)
+{
+	static uint8_t blk[M_BLOCK];
+
+	if (s.dev_size < DESTROY_MARK_ADDR + M_BLOCK)
+		return;
+	memcpy(blk, DESTROY_MARK, sizeof(DESTROY_MARK));
+	if (pwrite(s.dev_fd, blk, M_BLOCK, DESTROY_MARK_ADDR) != (ssize_t)M_BLOCK ||
+	    fdatasync(s.dev_fd))
+		perror("server: write the FUSE_DESTROY mark");
 }
 
 /* Answer FUSE_IOMAP_BEGIN, or misbehave as --mode says. */
@@ -530,7 +548,13 @@ static void serve(void)
 		case FUSE_BATCH_FORGET:
 		case FUSE_INTERRUPT:
 			break;
+		case FUSE_SYNCFS:
+			/* nothing of ours to persist: the flush is the kernel's */
+			s.syncfs++;
+			reply(ih->unique, 0, NULL, 0);
+			break;
 		case FUSE_DESTROY:
+			do_destroy();
 			reply(ih->unique, 0, NULL, 0);
 			exit(0);
 		default:
