@@ -3,6 +3,8 @@
  * starts a comment:
  *   user_allow_other        users may ask for allow_other
  *   user_mount_max = N      ext4cell mounts a user may have at once (default 16)
+ *   user_iomap = yes|no     users' mounts may use FUSE iomap (default no: the
+ *                           kernel series' safety fixes have not all landed)
  * The file must be root's and writable by no one else; a missing file means the
  * defaults. */
 #include "helper.h"
@@ -44,6 +46,10 @@ static void setting(struct helper_config *c, char *line, int lineno)
 		c->user_allow_other = true;
 		return;
 	}
+	if (!strcmp(line, "user_iomap") && value && (!strcmp(value, "yes") || !strcmp(value, "no"))) {
+		c->user_iomap = !strcmp(value, "yes");
+		return;
+	}
 	if (!strcmp(line, "user_mount_max") && value) {
 		errno = 0;
 		n = strtoul(value, &end, 10);
@@ -53,19 +59,21 @@ static void setting(struct helper_config *c, char *line, int lineno)
 		}
 	}
 	helper_fail(EXIT_SYSTEM, "%s line %d: bad setting '%s%s%s' (settings: user_allow_other, "
-		    "user_mount_max = N)", HELPER_CONFIG, lineno, line, value ? " = " : "",
-		    value ? value : "");
+		    "user_mount_max = N, user_iomap = yes|no)", HELPER_CONFIG, lineno, line,
+		    value ? " = " : "", value ? value : "");
 }
 
 void helper_read_config(struct helper_config *c)
 {
-	char line[256];
+	char *line = NULL;
+	size_t cap = 0;
 	struct stat st;
 	int fd, lineno = 0;
 	FILE *f;
 
 	c->user_allow_other = false;
 	c->user_mount_max = DEFAULT_MOUNT_MAX;
+	c->user_iomap = false;
 	helper_privs_raise();
 	fd = open(HELPER_CONFIG, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	helper_privs_drop();
@@ -79,12 +87,13 @@ void helper_read_config(struct helper_config *c)
 	f = fdopen(fd, "r");
 	if (!f)
 		helper_fail(EXIT_SYSTEM, "%s: %s", HELPER_CONFIG, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &cap, f) >= 0) {
 		char *s = trim(line);
 
 		lineno++;
 		if (*s)
 			setting(c, s, lineno);
 	}
+	free(line);
 	fclose(f);
 }

@@ -29,7 +29,12 @@ void helper_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct helper_opts {
 	unsigned long msflags;			/* MS_* for mount(2) */
 	bool ro;
-	bool allow_other;
+	bool allow_other;			/* allow_other or kernel asked */
+	bool fakeroot;				/* no default_permissions */
+	bool debug;
+	bool has_uid, has_gid;			/* uid=/gid= asked (values below) */
+	uid_t uid;
+	gid_t gid;
 	char server[PROTO_MAX_STR + 1];		/* options for the server */
 };
 /* Adds a comma-separated list; unknown options are fatal unless sloppy (-s). */
@@ -52,6 +57,7 @@ int helper_open_nosymlinks(const char *path, int flags);	/* openat2, O_CLOEXEC *
 struct helper_config {
 	bool user_allow_other;
 	unsigned user_mount_max;
+	bool user_iomap;		/* users' mounts may use FUSE iomap */
 };
 void helper_read_config(struct helper_config *c);
 
@@ -71,9 +77,8 @@ void helper_fstab_check_options(const struct helper_fstab *e, const char *list);
 /* The checks for users (policy.c); each refuses with exit status 1. */
 void helper_check_mountpoint(const char *mnt, int mntfd);
 void helper_check_image_owner(const char *source, const struct stat *st);
-void helper_check_allow_other(const struct helper_opts *o, const struct helper_config *c);
-void helper_check_mount_count(const struct helper_config *c, unsigned have);
-unsigned helper_count_mounts(void);	/* the caller's ext4cell mounts (mountinfo) */
+/* allow_other/kernel (only with user_allow_other), fakeroot, debug, others' ids */
+void helper_check_user_options(const struct helper_opts *o, const struct helper_config *c);
 /* A user's open of the source failed with EACCES/EPERM (errno): refuses. */
 void helper_refuse_open(const char *source, bool ro)
 	__attribute__((noreturn));
@@ -85,12 +90,18 @@ int helper_open_source(const char *source, const char *path, bool ro, bool no_sy
 		       struct stat *st);
 int helper_attach_source(const char *source, int fd, const struct stat *st, bool ro);
 
-/* /dev/fuse with the iomap bit if the kernel grants it (kmount.c). */
-int helper_open_fuse(bool *iomap);
-/* Mounts fusefd on the directory mntfd (named mnt in messages); returns the new
+/* The user's live instances (instances.c): refuses past user_mount_max, else
+ * records this one, alive while the device fd (shared-locked here) is open. */
+void helper_instance_register(const struct helper_config *c, const char *source, int devfd);
+
+/* /dev/fuse, with the iomap bit if wanted and the kernel grants it (kmount.c). */
+int helper_open_fuse(bool *iomap, bool want);
+/* Mounts fusefd on the directory mntfd (named mnt in messages) as the options
+ * say and closes fusefd; the server's verdict can only make it read-only.
+ * Returns the new
  * mount's fd, through which helper_unmount() detaches it again. */
 int helper_mount(const char *source, const char *type, int mntfd, const char *mnt,
-		 int fusefd, unsigned long msflags, uint32_t verdict);
+		 int fusefd, const struct helper_opts *o, uint32_t verdict);
 void helper_unmount(int mfd);
 
 /* Server connection (client.c): connect and check the peer; send the request;

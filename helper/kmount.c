@@ -25,18 +25,37 @@ static const struct {
 #define FUSE_DEV_IOC_ADD_IOMAP	_IO(229, 101)	/* DESIGN.md section 2 */
 #endif
 
-int helper_open_fuse(bool *iomap)
+int helper_open_fuse(bool *iomap, bool want)
 {
 	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
 		helper_fail(EXIT_SYSTEM, "cannot open /dev/fuse: %s", strerror(errno));
+	*iomap = false;
+	if (!want) {
+		helper_say("FUSE iomap not asked for: users' mounts use classic mode "
+			   "(user_iomap in %s)", HELPER_CONFIG);
+		return fd;
+	}
 	*iomap = !ioctl(fd, FUSE_DEV_IOC_ADD_IOMAP);
 	if (*iomap)
 		helper_say("the kernel allows FUSE iomap on this mount");
 	else
 		helper_say("the kernel has no FUSE iomap (%s): classic mode", strerror(errno));
 	return fd;
+}
+
+/* fsconfig() takes strings of at most 255 bytes: a longer source name is
+ * shown as "..." and its last 252 bytes (the file's own name is the end). */
+#define FSCONFIG_MAX	256
+static const char *fs_source(const char *source, char *buf)
+{
+	size_t n = strlen(source);
+
+	if (n < FSCONFIG_MAX)
+		return source;
+	snprintf(buf, FSCONFIG_MAX, "...%s", source + n - (FSCONFIG_MAX - 4));
+	return buf;
 }
 
 /* One fsconfig() setting: a string, or a flag when value is NULL. */
@@ -57,9 +76,11 @@ static unsigned mount_attrs(unsigned long ms)
 }
 
 int helper_mount(const char *source, const char *type, int mntfd, const char *mnt,
-		 int fusefd, unsigned long msflags, uint32_t verdict)
+		 int fusefd, const struct helper_opts *o, uint32_t verdict)
 {
-	char num[3][16];
+	unsigned long msflags = o->msflags;
+	bool defperm = !o->fakeroot;
+	char num[3][16], name[FSCONFIG_MAX];
 	int fs, mfd;
 
 	if (verdict & PROTO_VER_RO) {
@@ -71,23 +92,23 @@ int helper_mount(const char *source, const char *type, int mntfd, const char *mn
 	snprintf(num[1], sizeof(num[1]), "%u", (unsigned)getuid());
 	snprintf(num[2], sizeof(num[2]), "%u", (unsigned)getgid());
 	helper_say("mount -t %s -o fd=%s,rootmode=40000,user_id=%s,group_id=%s%s%s%s %s %s", type,
-		   num[0], num[1], num[2], verdict & PROTO_VER_DEFPERM ? ",default_permissions" : "",
-		   verdict & PROTO_VER_ALLOW_OTHER ? ",allow_other" : "",
-		   msflags & MS_RDONLY ? ",ro" : "", source, mnt);
+		   num[0], num[1], num[2], defperm ? ",default_permissions" : "",
+		   o->allow_other ? ",allow_other" : "", msflags & MS_RDONLY ? ",ro" : "",
+		   source, mnt);
 	helper_privs_raise();
 	fs = fsopen("fuse", FSOPEN_CLOEXEC);
 	if (fs < 0)
 		helper_fail(EXIT_MOUNT, "mounting %s on %s failed: fsopen: %s", source, mnt,
 			    strerror(errno));
-	set(fs, "source", source, source, mnt);
+	set(fs, "source", fs_source(source, name), source, mnt);
 	set(fs, "subtype", type + strlen("fuse."), source, mnt);
 	set(fs, "fd", num[0], source, mnt);
 	set(fs, "rootmode", "40000", source, mnt);
 	set(fs, "user_id", num[1], source, mnt);
 	set(fs, "group_id", num[2], source, mnt);
-	if (verdict & PROTO_VER_DEFPERM)
+	if (defperm)
 		set(fs, "default_permissions", NULL, source, mnt);
-	if (verdict & PROTO_VER_ALLOW_OTHER)
+	if (o->allow_other)
 		set(fs, "allow_other", NULL, source, mnt);
 	/* the superblock's own flags */
 	for (size_t i = 0; i < sizeof(sb_flags) / sizeof(sb_flags[0]); i++)
@@ -95,6 +116,11 @@ int helper_mount(const char *source, const char *type, int mntfd, const char *mn
 			set(fs, sb_flags[i].name, NULL, source, mnt);
 	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
 		helper_fail(EXIT_MOUNT, "mounting %s on %s failed: %s", source, mnt, strerror(errno));
+	/* The superblock now holds the connection and the server its own copy
+	 * of the fd: from here on a helper stopped or killed cannot keep the
+	 * connection alive after the server has gone (requests fail with
+	 * ENOTCONN instead of waiting for ever). */
+	close(fusefd);
 	mfd = fsmount(fs, FSMOUNT_CLOEXEC, mount_attrs(msflags));
 	if (mfd < 0 || move_mount(mfd, "", mntfd, "", MOVE_MOUNT_F_EMPTY_PATH |
 				  MOVE_MOUNT_T_EMPTY_PATH))

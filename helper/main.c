@@ -77,7 +77,6 @@ static void prepare_user(struct job *j, char **lists, int nlists, bool sloppy)
 	struct helper_fstab e;
 
 	helper_read_config(&j->conf);
-	helper_check_mount_count(&j->conf, helper_count_mounts());
 	if (helper_fstab_find(j->type, j->source, j->mnt, &e)) {
 		helper_parse_options(&j->o, e.opts, sloppy);
 		for (int i = 0; i < nlists; i++)
@@ -93,7 +92,7 @@ static void prepare_user(struct job *j, char **lists, int nlists, bool sloppy)
 		return;
 	}
 	parse_lists(j, lists, nlists, sloppy);
-	helper_check_allow_other(&j->o, &j->conf);
+	helper_check_user_options(&j->o, &j->conf);
 	j->mntfd = open(j->mnt, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (j->mntfd < 0 && helper_denied(errno))
 		helper_fail(EXIT_USAGE, "mount point %s: you (uid %u) may not open it: %s", j->mnt,
@@ -153,24 +152,18 @@ int main(int argc, char **argv)
 	else
 		prepare_root(&j, lists, nlists, sloppy);
 	j.devfd = helper_attach_source(j.source, j.devfd, &j.st, j.o.ro);
+	if (helper_is_user())
+		helper_instance_register(&j.conf, j.source, j.devfd);
 
 	helper_privs_raise();
-	fusefd = helper_open_fuse(&iomap);
+	fusefd = helper_open_fuse(&iomap, !helper_is_user() || j.conf.user_iomap);
 	sock = helper_connect();
 	helper_privs_drop();
 	verdict = helper_request(sock, fusefd, j.devfd,
 				 (j.o.ro ? PROTO_REQ_RO : 0) | (iomap ? PROTO_REQ_IOMAP : 0),
 				 j.o.server, j.source);
 	close(j.devfd);
-	mfd = helper_mount(j.source, j.type, j.mntfd, j.mnt, fusefd, j.o.msflags, verdict);
-	/* concurrent mounts by one user all pass the first count: the second,
-	 * with this mount in the table, keeps the total at the limit */
-	if (helper_is_user() && helper_count_mounts() > j.conf.user_mount_max) {
-		helper_unmount(mfd);
-		helper_fail(EXIT_USAGE, "you (uid %u) went over %u ext4cell mounts (user_mount_max "
-			    "in %s) while mounting %s; unmounted it again", (unsigned)helper_uid(),
-			    j.conf.user_mount_max, HELPER_CONFIG, j.mnt);
-	}
+	mfd = helper_mount(j.source, j.type, j.mntfd, j.mnt, fusefd, &j.o, verdict);
 	if (helper_serve(sock)) {
 		helper_unmount(mfd);
 		helper_fail(EXIT_MOUNT, "%s: the server went away before serving; unmounted %s",

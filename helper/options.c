@@ -2,6 +2,8 @@
  * server, and mount(8)/fstab bookkeeping that is dropped. */
 #include "helper.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -70,6 +72,41 @@ static void add_server(struct helper_opts *o, const char *opt)
 	strcpy(o->server + have, opt);
 }
 
+/* A decimal id below 2^32 - 1, as the server accepts it. */
+static unsigned long parse_id(const char *opt)
+{
+	const char *s = opt + 4;
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || errno || *end || v >= UINT32_MAX)
+		helper_fail(EXIT_USAGE, "bad value in '%s': expected a decimal id below 4294967295",
+			    opt);
+	return (unsigned long)v;
+}
+
+/* Remembers what a server option means for the mount, so that the helper alone
+ * decides allow_other and default_permissions (the server's verdict never
+ * widens them): kernel implies allow_other, fakeroot drops default_permissions. */
+static void note_server_option(struct helper_opts *o, const char *opt)
+{
+	if (!strcmp(opt, "allow_other") || !strcmp(opt, "kernel")) {
+		o->allow_other = true;
+	} else if (!strcmp(opt, "fakeroot")) {
+		o->fakeroot = true;
+	} else if (!strcmp(opt, "debug")) {
+		o->debug = true;
+	} else if (!strncmp(opt, "uid=", 4)) {
+		o->uid = (uid_t)parse_id(opt);
+		o->has_uid = true;
+	} else if (!strncmp(opt, "gid=", 4)) {
+		o->gid = (gid_t)parse_id(opt);
+		o->has_gid = true;
+	}
+}
+
 static void parse_one(struct helper_opts *o, const char *opt, bool sloppy)
 {
 	for (const struct flag *f = flags; f->name; f++) {
@@ -85,7 +122,7 @@ static void parse_one(struct helper_opts *o, const char *opt, bool sloppy)
 	if (in(dropped, opt) || prefixed(dropped_prefix, opt))
 		return;
 	if (in(server, opt) || prefixed(server_prefix, opt)) {
-		o->allow_other |= !strcmp(opt, "allow_other");
+		note_server_option(o, opt);
 		add_server(o, opt);
 		return;
 	}

@@ -106,6 +106,8 @@ int proto_recv(int sock, uint8_t *buf, unsigned expect, struct proto_msg *m,
 	} else if (extra || (msg.msg_flags & MSG_CTRUNC)) {
 		snprintf(err, errlen, "message with too many fds");
 	} else if (n == 0) {
+		/* an empty packet is the end of the connection, with any fds it carried */
+		close_fds(fds, nfds);
 		snprintf(err, errlen, "connection closed");
 		errno = ECONNRESET;
 		return -1;

@@ -2,6 +2,7 @@
  * by itself, or (--fd-mode) serve a /dev/fuse fd and a device fd it was given. */
 #include "conn.h"
 #include "fsopen.h"
+#include "printable.h"
 #include "session.h"
 
 #include <errno.h>
@@ -268,6 +269,9 @@ static int serve(struct ec_ctx *c, int devfd, const struct cli *cl)
 	return ec_fs_close(c) || rc ? -1 : 0;
 }
 
+/* c.devname as it may appear in logs (global: it lives as long as the process) */
+static char *log_name;
+
 int main(int argc, char **argv)
 {
 	struct cli cl = { .fuse_fd = -1, .dev_fd = -1, .conn = -1 };
@@ -295,6 +299,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* a name from the helper or the command line: any bytes but NUL */
+	log_name = ec_printable(c.devname);
+	if (!log_name)
+		return 1;
+	c.devname = log_name;
 	c.opt.ro = c.ro;
 	if (ec_session_new(&c, c.devname)) {
 		fprintf(stderr, "ext4cell-server: cannot create the FUSE session\n");

@@ -3,6 +3,7 @@
  * which is not thread-safe, is only ever entered by this thread). */
 #include "session.h"
 #include "ops.h"
+#include "printable.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -67,14 +68,19 @@ static const struct fuse_lowlevel_ops ops = {
 int ec_session_new(struct ec_ctx *c, const char *fsname)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
-	char *mopts;
+	char *mopts, *name = ec_opt_escape(fsname);
 	int rc;
 
-	if (asprintf(&mopts, "fsname=%s,subtype=ext4%s%s%s%s", fsname,
+	/* a comma in the name must not become an option of libfuse's */
+	if (!name)
+		return -1;
+	rc = asprintf(&mopts, "fsname=%s,subtype=ext4%s%s%s%s", name,
 		     c->opt.ro ? ",ro" : "",
 		     c->opt.kernel || c->opt.allow_other ? ",allow_other" : "",
 		     c->opt.fakeroot ? "" : ",default_permissions",
-		     c->opt.debug ? ",debug" : "") < 0)
+		     c->opt.debug ? ",debug" : "");
+	free(name);
+	if (rc < 0)
 		return -1;
 	rc = fuse_opt_add_arg(&args, "ext4cell-server") || fuse_opt_add_arg(&args, "-o") ||
 	     fuse_opt_add_arg(&args, mopts);

@@ -2,7 +2,7 @@
  * (proto/proto.h) for tests/host/helper.suite. It builds its messages byte by
  * byte, not with proto/, so that it can get them wrong on purpose.
  *
- *   helperpeer server MODE SOCKET  listen on SOCKET (it appears only once
+ *   helperpeer server MODE SOCKET [MOUNTPOINT]  listen on SOCKET (it appears only once
  *                                  listening), take one connection (a request
  *                                  from mount.fuse.ext4, its fds closed), then:
  *     close      close without an answer (a server dying mid-handshake)
@@ -11,6 +11,12 @@
  *     oversized  a packet longer than any message
  *     fdverdict  a valid "ok" verdict carrying an fd
  *     truncated  a verdict whose text runs past the packet
+ *     widen      an "ok" verdict that asks for allow_other and no
+ *                default_permissions (a server compromised by its image),
+ *                then wait for SERVE
+ *     stop       an "ok" verdict, then, the moment MOUNTPOINT (the fifth
+ *                argument) appears in the mount table, SIGSTOP the helper
+ *                and exit (a helper stopped by its user after mounting)
  *   helperpeer client MODE SOCKET  connect to a server, send one bad request
  *                                  (garbage, nofds, threefds, notfuse,
  *                                  oversized, nul) and print the answer:
@@ -19,6 +25,10 @@
 #include "../../proto/proto.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,8 +133,41 @@ static void addr(struct sockaddr_un *sa, const char *path)
 	strcpy(sa->sun_path, path);
 }
 
+/* Does /proc/self/mountinfo list a mount on mnt? */
+static bool mounted(const char *mnt)
+{
+	char line[4096], want[PATH_MAX + 3];
+	bool found = false;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	snprintf(want, sizeof(want), " %s ", mnt);
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, want) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Waits (at most 30 s) for a mount on mnt: the mount table wakes poll() on
+ * every change, so the helper is stopped right after its mount appears. */
+static void stop_when_mounted(int conn, const char *mnt)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct pollfd p = { .events = POLLPRI };
+
+	p.fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (p.fd < 0 || getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		die("mountinfo/SO_PEERCRED");
+	for (int i = 0; i < 300 && !mounted(mnt); i++)
+		poll(&p, 1, 100);
+	if (!mounted(mnt) || kill(cred.pid, SIGSTOP))
+		die("no mount to stop the helper at");
+	close(p.fd);
+}
+
 /* Takes one request (closing the fds that came with it) and answers as MODE says. */
-static int server(const char *mode, const char *path)
+static int server(const char *mode, const char *path, const char *mnt)
 {
 	static struct msg m;
 	struct sockaddr_un sa;
@@ -169,6 +212,14 @@ static int server(const char *mode, const char *path)
 	} else if (!strcmp(mode, "truncated")) {
 		verdict(&m, PROTO_MAGIC, 22, 0, "short", 900);
 		send_fds(conn, &m, NULL, 0);
+	} else if (!strcmp(mode, "widen")) {
+		verdict(&m, PROTO_MAGIC, 0, PROTO_VER_ALLOW_OTHER, "", 0);
+		send_fds(conn, &m, NULL, 0);
+		recv(conn, m.b, sizeof(m.b), 0);
+	} else if (!strcmp(mode, "stop") && mnt) {
+		verdict(&m, PROTO_MAGIC, 0, PROTO_VER_DEFPERM, "", 0);
+		send_fds(conn, &m, NULL, 0);
+		stop_when_mounted(conn, mnt);
 	} else if (strcmp(mode, "close")) {
 		fprintf(stderr, "helperpeer: unknown server mode '%s'\n", mode);
 		return 2;
@@ -249,10 +300,10 @@ static int client(const char *mode, const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "server"))
-		return server(argv[2], argv[3]);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "server"))
+		return server(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	if (argc == 4 && !strcmp(argv[1], "client"))
 		return client(argv[2], argv[3]);
-	fprintf(stderr, "usage: helperpeer server|client MODE SOCKET\n");
+	fprintf(stderr, "usage: helperpeer server|client MODE SOCKET [MOUNTPOINT]\n");
 	return 2;
 }

@@ -259,6 +259,9 @@ static void over_socket(void)
 	      "proto/socket: oversized packet rejected (%s)", err);
 	check(proto_recv(sv[1], rbuf, ALL_TYPES, &m, err, sizeof(err)) && errno == EAGAIN,
 	      "proto/socket: nothing sent: times out (%s)", err);
+	send_raw(sv[0], 0, 2, SCM_RIGHTS);
+	check(proto_recv(sv[1], rbuf, ALL_TYPES, &m, err, sizeof(err)) && errno == ECONNRESET &&
+	      count_fds() == before, "proto/socket: empty packet with fds: closed, fds closed");
 	close(sv[0]);
 	check(proto_recv(sv[1], rbuf, ALL_TYPES, &m, err, sizeof(err)) && errno == ECONNRESET,
 	      "proto/socket: peer gone: connection closed (%s)", err);

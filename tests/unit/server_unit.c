@@ -1,11 +1,13 @@
 /* tests/unit/server_unit.c: unit tests of the server's -o option parser,
- * feature policy and lookup-count table (server/options.c, features.c,
- * nodes.c). */
+ * feature policy, lookup-count table and name escaping (server/options.c,
+ * features.c, nodes.c, printable.c). */
 #include "../../server/features.h"
 #include "../../server/nodes.h"
 #include "../../server/options.h"
+#include "../../server/printable.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int failed;
@@ -104,10 +106,29 @@ static void t_nodes(void)
 	       "drain did not visit every inode once");
 }
 
+/* Does f(in) give want? (frees the copy) */
+static int escapes(char *(*f)(const char *), const char *in, const char *want)
+{
+	char *out = f(in);
+	int same = out && !strcmp(out, want);
+
+	free(out);
+	return same;
+}
+
+static void t_printable(void)
+{
+	report("printable/control characters", escapes(ec_printable, "a\nb\x7f\\c\tä",
+	       "a\\x0ab\\x7f\\\\c\\x09ä"), "a newline, DEL, backslash or tab kept as is");
+	report("printable/option commas", escapes(ec_opt_escape, "/i,debug\\x",
+	       "/i\\,debug\\\\x"), "a comma or backslash not escaped for libfuse");
+}
+
 int main(void)
 {
 	t_options();
 	t_features();
 	t_nodes();
+	t_printable();
 	return failed;
 }

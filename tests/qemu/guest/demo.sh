@@ -59,6 +59,8 @@ seccomp=$(awk '/^Seccomp:/ {print $2}' /proc/$pid/status)
 	die "the server is not under a seccomp filter"
 if grep -qx "mount.fuse.ext4: the kernel allows FUSE iomap on this mount" /tmp/helper.log; then
 	kernel="the kernel allows FUSE iomap"
+elif grep -q "^mount.fuse.ext4: FUSE iomap not asked for" /tmp/helper.log; then
+	kernel="users' mounts do not ask for FUSE iomap (user_iomap in /etc/ext4cell.conf)"
 else
 	kernel="the kernel has no FUSE iomap"
 fi
