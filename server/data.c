@@ -4,6 +4,7 @@
  * libext2fs file handles (extents, indirect blocks and inline data alike).
  * A handle lives for one call only: libext2fs handles cache the inode, so
  * long-lived ones would go stale. */
+#include "map.h"
 #include "ops.h"
 #include "zone.h"
 
@@ -47,46 +48,6 @@ static int read_run(struct ec_ctx *c, ext2_ino_t ino, blk64_t pblk, uint64_t ino
 	return err ? ec_errno(c, err, ino, "read") : 0;
 }
 
-/* Where the mapping of lblk ends: fills *pblk (0 for a hole or an unwritten
- * extent) and *end (first logical block after the run). */
-static int map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t lblk,
-		   blk64_t *pblk, blk64_t *end)
-{
-	struct ext2fs_extent e;
-	errcode_t err = ext2fs_extent_goto(h, lblk);
-	int steps;
-
-	*pblk = 0;
-	*end = ~0ULL;
-	if (!err) {
-		err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e);
-		if (err)
-			return ec_errno(c, err, ino, "extent_get");
-		if (e.e_lblk > lblk || e.e_lblk + e.e_len <= lblk)
-			return ec_corrupt(c, ino, "extent lookup returned a wrong extent");
-		if (!(e.e_flags & EXT2_EXTENT_FLAGS_UNINIT))
-			*pblk = e.e_pblk + (lblk - e.e_lblk);
-		*end = e.e_lblk + e.e_len;
-		return 0;
-	}
-	if (err != EXT2_ET_EXTENT_NOT_FOUND)
-		return ec_errno(c, err, ino, "extent_goto");
-	/* a hole: it ends where the next extent starts */
-	err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e);
-	for (steps = 0; !err && steps < 1024; steps++) {
-		if ((e.e_flags & EXT2_EXTENT_FLAGS_LEAF) && e.e_lblk > lblk) {
-			*end = e.e_lblk;
-			return 0;
-		}
-		err = ext2fs_extent_get(h, EXT2_EXTENT_NEXT_LEAF, &e);
-	}
-	if (!err)
-		return ec_corrupt(c, ino, "extent tree walk too long");
-	if (err == EXT2_ET_EXTENT_NO_NEXT || err == EXT2_ET_NO_CURRENT_NODE)
-		return 0; /* a hole up to the end of the file */
-	return ec_errno(c, err, ino, "extent_get");
-}
-
 static int read_extents(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, char *buf, uint64_t len,
 			uint64_t off, uint64_t *got)
 {
@@ -103,14 +64,14 @@ static int read_extents(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, char *bu
 	if (err)
 		return ec_errno(c, err, ino, "extent_open");
 	while (!rc && pos < end) {
-		blk64_t pblk, stop;
+		struct ec_map m;
 		uint64_t run_end;
-		rc = map_run(c, ino, h, pos / bs, &pblk, &stop);
+		rc = ec_map_run(c, ino, h, pos / bs, &m);
 		if (rc)
 			break;
-		run_end = stop > end / bs ? end : stop * bs;
-		if (pblk)
-			rc = read_run(c, ino, pblk, pos % bs, run_end - pos, buf + (pos - off));
+		run_end = m.lblk + m.len > end / bs ? end : (m.lblk + m.len) * bs;
+		if (m.state == EC_MAP_WRITTEN)
+			rc = read_run(c, ino, m.pblk, pos % bs, run_end - pos, buf + (pos - off));
 		else
 			memset(buf + (pos - off), 0, run_end - pos);
 		pos = run_end;
@@ -201,7 +162,7 @@ static int write_blocks(struct ec_ctx *c, ext2_ino_t ino, const char *data, blk6
 	blk64_t lblk = fb;
 	ec_inode in;
 	errcode_t err = ext2fs_fallocate(c->fs, EXT2_FALLOCATE_FORCE_INIT | EXT2_FALLOCATE_INIT_BEYOND_EOF,
-					 ino, NULL, ~0ULL, fb, n);
+					 ino, NULL, ec_map_goal(c, ino, fb), fb, n);
 	int rc;
 
 	if (err)
@@ -213,12 +174,13 @@ static int write_blocks(struct ec_ctx *c, ext2_ino_t ino, const char *data, blk6
 	if (err)
 		return ec_errno(c, err, ino, "extent_open");
 	while (!rc && lblk < fb + n) {
+		struct ec_map m;
 		blk64_t pblk, stop;
-		rc = map_run(c, ino, h, lblk, &pblk, &stop);
+		rc = ec_map_run(c, ino, h, lblk, &m);
 		if (rc)
 			break;
-		if (stop > fb + n)
-			stop = fb + n;
+		pblk = m.state == EC_MAP_WRITTEN ? m.pblk : 0;
+		stop = m.lblk + m.len > fb + n ? fb + n : m.lblk + m.len;
 		if (pblk && !(rc = ec_zone_check(c, ino, pblk, stop - lblk))) {
 			err = io_channel_write_blk64(c->fs->io, pblk, (int)(stop - lblk),
 						     data + (lblk - fb) * bs);
@@ -235,7 +197,8 @@ static int write_blocks(struct ec_ctx *c, ext2_ino_t ino, const char *data, blk6
 	}
 	if (h)
 		ext2fs_extent_free(h);
-	return rc;
+	/* what was allocated or converted joins its neighbours */
+	return rc ? rc : ec_map_merge(c, ino, fb, n);
 }
 
 int ec_write_data(struct ec_ctx *c, ext2_ino_t ino, const void *buf, uint64_t len, uint64_t off)

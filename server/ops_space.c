@@ -1,15 +1,13 @@
 /* server/ops_space.c: FUSE fallocate (allocate, KEEP_SIZE, PUNCH_HOLE,
  * ZERO_RANGE) and lseek (SEEK_DATA, SEEK_HOLE). Unwritten extents read as
  * zeros and count as holes, as in the kernel's ext4. */
+#include "map.h"
 #include "ops.h"
 
 #include <errno.h>
 #include <linux/falloc.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-/* Upper bound on extents visited by one lseek, against hostile trees. */
-#define EC_MAX_EXTENT_STEPS (1u << 24)
 
 /* Writes zeros over [off, end) (a part of one block). */
 static int zero_bytes(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, uint64_t end)
@@ -52,10 +50,10 @@ static int punch(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, uint64_t end)
 static int allocate(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, uint64_t end)
 {
 	uint64_t bs = c->fs->blocksize, first = off / bs, last = (end + bs - 1) / bs;
-	errcode_t err = ext2fs_fallocate(c->fs, EXT2_FALLOCATE_FORCE_UNINIT, ino, NULL, ~0ULL,
-					 first, last - first);
+	errcode_t err = ext2fs_fallocate(c->fs, EXT2_FALLOCATE_FORCE_UNINIT, ino, NULL,
+					 ec_map_goal(c, ino, first), first, last - first);
 
-	return err ? ec_errno(c, err, ino, "fallocate") : 0;
+	return err ? ec_errno(c, err, ino, "fallocate") : ec_map_merge(c, ino, first, last - first);
 }
 
 static int do_fallocate(struct ec_ctx *c, ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
@@ -107,40 +105,39 @@ void ec_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off
 	fuse_reply_err(req, do_fallocate(c, ec_ino(ino), mode, (uint64_t)offset, (uint64_t)length));
 }
 
-/* First written block range [*ds, *de) at or after blk in an extent-mapped
- * file; *ds = ~0 when there is none. */
-static int next_data_extents(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t blk,
-			     blk64_t *ds, blk64_t *de)
+/* SEEK_DATA/SEEK_HOLE in an extent-mapped file, run by run (map.c). */
+static int seek_extents(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, uint64_t off, int whence,
+			uint64_t size, uint64_t *res)
 {
+	uint64_t bs = c->fs->blocksize;
+	blk64_t b = off / bs;
 	ext2_extent_handle_t h;
-	struct ext2fs_extent e;
-	unsigned int steps;
 	errcode_t err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)in, &h);
+	int rc = 0;
 
-	*ds = *de = ~0ULL;
 	if (err)
 		return ec_errno(c, err, ino, "extent_open");
-	err = ext2fs_extent_get(h, EXT2_EXTENT_ROOT, &e);
-	for (steps = 0; !err && steps < EC_MAX_EXTENT_STEPS; steps++) {
-		if ((e.e_flags & EXT2_EXTENT_FLAGS_LEAF) && !(e.e_flags & EXT2_EXTENT_FLAGS_UNINIT) &&
-		    e.e_len && e.e_lblk + e.e_len > blk) {
-			if (*ds == ~0ULL) {
-				*ds = e.e_lblk > blk ? e.e_lblk : blk;
-				*de = e.e_lblk + e.e_len;
-			} else if (e.e_lblk == *de) {
-				*de = e.e_lblk + e.e_len;
-			} else {
-				break;
-			}
-		} else if ((e.e_flags & EXT2_EXTENT_FLAGS_LEAF) && *ds != ~0ULL && e.e_lblk + e.e_len > blk) {
-			break; /* an unwritten extent ends the data run */
+	for (;;) {
+		struct ec_map m;
+
+		rc = ec_map_run(c, ino, h, b, &m);
+		if (rc)
+			break;
+		if ((m.state == EC_MAP_WRITTEN) == (whence == SEEK_DATA)) {
+			*res = b * bs > off ? b * bs : off;
+			break;
 		}
-		err = ext2fs_extent_get(h, EXT2_EXTENT_NEXT, &e);
+		b = m.lblk + m.len;
+		if (b * bs >= size) {
+			rc = whence == SEEK_DATA ? ENXIO : 0;
+			*res = size;
+			break;
+		}
 	}
 	ext2fs_extent_free(h);
-	if (err && err != EXT2_ET_EXTENT_NO_NEXT)
-		return ec_errno(c, err, ino, "extent_get");
-	return steps < EC_MAX_EXTENT_STEPS ? 0 : ec_corrupt(c, ino, "extent tree too large");
+	if (!rc && *res > size)
+		*res = size;
+	return rc;
 }
 
 /* The same for block-mapped files, one block at a time up to last. */
@@ -179,10 +176,10 @@ static int do_lseek(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, int whence, 
 		*res = whence == SEEK_DATA ? off : size;
 		return 0;
 	}
+	if (in.i_flags & EXT4_EXTENTS_FL)
+		return seek_extents(c, ino, &in, off, whence, size, res);
 	for (b = off / bs;;) {
-		rc = in.i_flags & EXT4_EXTENTS_FL
-			     ? next_data_extents(c, ino, &in, b, &ds, &de)
-			     : next_data_blocks(c, ino, &in, b, (size - 1) / bs, &ds, &de);
+		rc = next_data_blocks(c, ino, &in, b, (size - 1) / bs, &ds, &de);
 		if (rc)
 			return rc;
 		if (whence == SEEK_DATA) {

@@ -1,0 +1,198 @@
+/* server/map.c: walking and merging extent trees (map.h). Walks are bounded
+ * by the tree's own order, not by a step count: every extent visited must
+ * start after the previous one ends, so a corrupt tree that loops or goes
+ * backwards is reported, and any tree e2fsck accepts is walked whole. */
+#include "map.h"
+
+#include <errno.h>
+
+#define END_OF_BLOCKS	(1ULL << 32)	/* extent trees map 32-bit logical blocks */
+
+static enum ec_map_state state_of(const struct ext2fs_extent *e)
+{
+	return e->e_flags & EXT2_EXTENT_FLAGS_UNINIT ? EC_MAP_UNWRITTEN : EC_MAP_WRITTEN;
+}
+
+/* The leaf entry after the current one: its next sibling, or up until an
+ * index has a next sibling and down its first branch again. (libext2fs's
+ * NEXT_LEAF cannot be used after extent_goto: it walks down into the leaf it
+ * came from again, since goto never marks an index as visited.) */
+static errcode_t next_entry(ext2_extent_handle_t h, struct ext2fs_extent *e)
+{
+	errcode_t err = ext2fs_extent_get(h, EXT2_EXTENT_NEXT_SIB, e);
+	int ups = 0;
+
+	while (err == EXT2_ET_EXTENT_NO_NEXT) {
+		err = ext2fs_extent_get(h, EXT2_EXTENT_UP, e);
+		if (err)
+			return err == EXT2_ET_EXTENT_NO_UP ? EXT2_ET_EXTENT_NO_NEXT : err;
+		ups++;
+		err = ext2fs_extent_get(h, EXT2_EXTENT_NEXT_SIB, e);
+	}
+	while (!err && ups--)
+		err = ext2fs_extent_get(h, EXT2_EXTENT_DOWN, e);
+	if (!err && !(e->e_flags & EXT2_EXTENT_FLAGS_LEAF))
+		err = EXT2_ET_EXTENT_HEADER_BAD;
+	return err;
+}
+
+/* The next leaf extent after *e (which it replaces); 1 when there is none. */
+static int next_leaf(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h,
+		     struct ext2fs_extent *e)
+{
+	blk64_t end = e->e_lblk + e->e_len;
+	errcode_t err = next_entry(h, e);
+
+	if (err == EXT2_ET_EXTENT_NO_NEXT || err == EXT2_ET_NO_CURRENT_NODE)
+		return 1;
+	if (err)
+		return -ec_errno(c, err, ino, "extent_get");
+	if (e->e_lblk < end || !e->e_len)
+		return -ec_corrupt(c, ino, "extent tree out of order");
+	return 0;
+}
+
+/* Extends m over the contiguous extents after e (the one m starts in). */
+static int extend_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h,
+		      struct ext2fs_extent e, struct ec_map *m)
+{
+	int rc;
+
+	while ((rc = next_leaf(c, ino, h, &e)) == 0 && e.e_lblk == m->lblk + m->len &&
+	       state_of(&e) == m->state && e.e_pblk == m->pblk + m->len)
+		m->len += e.e_len;
+	return rc < 0 ? -rc : 0;
+}
+
+int ec_map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t lblk,
+	       struct ec_map *m)
+{
+	struct ext2fs_extent e;
+	errcode_t err = lblk < END_OF_BLOCKS ? ext2fs_extent_goto(h, lblk) : EXT2_ET_EXTENT_NOT_FOUND;
+	int rc;
+
+	*m = (struct ec_map){ .lblk = lblk, .state = EC_MAP_HOLE };
+	if (err && err != EXT2_ET_EXTENT_NOT_FOUND)
+		return ec_errno(c, err, ino, "extent_goto");
+	err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e);
+	if (err == EXT2_ET_NO_CURRENT_NODE || lblk >= END_OF_BLOCKS) {
+		m->len = lblk < END_OF_BLOCKS ? END_OF_BLOCKS - lblk : 1;
+		return 0; /* no extent at all: one hole */
+	}
+	if (err)
+		return ec_errno(c, err, ino, "extent_get");
+	if (e.e_lblk <= lblk && lblk < e.e_lblk + e.e_len) {
+		m->state = state_of(&e);
+		m->pblk = e.e_pblk + (lblk - e.e_lblk);
+		m->len = e.e_lblk + e.e_len - lblk;
+		return extend_run(c, ino, h, e, m);
+	}
+	/* a hole: goto left the extent before it (or the first after it) current */
+	while (e.e_lblk <= lblk) {
+		rc = next_leaf(c, ino, h, &e);
+		if (rc) {
+			m->len = END_OF_BLOCKS - lblk;
+			return rc < 0 ? -rc : 0;
+		}
+		if (e.e_lblk <= lblk && lblk < e.e_lblk + e.e_len)
+			return ec_corrupt(c, ino, "extent lookup missed an extent");
+	}
+	m->len = e.e_lblk - lblk;
+	return 0;
+}
+
+blk64_t ec_map_goal(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk)
+{
+	blk64_t goal = ~0ULL, first = c->fs->super->s_first_data_block;
+	blk64_t blocks = ext2fs_blocks_count(c->fs->super);
+	struct ext2fs_extent e;
+	ext2_extent_handle_t h;
+
+	if (ext2fs_extent_open(c->fs, ino, &h))
+		return goal;
+	/* goto leaves the extent before lblk current, or the first after it */
+	if (lblk < END_OF_BLOCKS && ext2fs_extent_goto(h, lblk) == EXT2_ET_EXTENT_NOT_FOUND &&
+	    !ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e)) {
+		if (e.e_lblk < lblk)
+			goal = e.e_pblk + (lblk - e.e_lblk);
+		else if (e.e_pblk >= first + (e.e_lblk - lblk))
+			goal = e.e_pblk - (e.e_lblk - lblk);
+	}
+	ext2fs_extent_free(h);
+	return goal < blocks ? goal : ~0ULL;
+}
+
+static bool joinable(const struct ext2fs_extent *a, const struct ext2fs_extent *b)
+{
+	blk64_t max = a->e_flags & EXT2_EXTENT_FLAGS_UNINIT ? EXT_UNINIT_MAX_LEN : EXT_INIT_MAX_LEN;
+
+	return a->e_lblk + a->e_len == b->e_lblk && a->e_pblk + a->e_len == b->e_pblk &&
+	       state_of(a) == state_of(b) && a->e_len + b->e_len <= max;
+}
+
+/* Joins the extent holding lblk with the one after it if they fit together:
+ * the second is deleted, the first lengthened. *next: where to look next
+ * (lblk again after a join, else further on; END_OF_BLOCKS at the end). */
+static int join_next(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t lblk,
+		     blk64_t *next)
+{
+	struct ext2fs_extent a, b;
+	errcode_t err = ext2fs_extent_goto(h, lblk);
+	int rc;
+
+	*next = END_OF_BLOCKS;
+	if (err == EXT2_ET_EXTENT_NOT_FOUND) {
+		/* lblk is in a hole: go on at the first extent after it */
+		if (ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &a))
+			return 0;
+		rc = a.e_lblk > lblk ? 0 : next_leaf(c, ino, h, &a);
+		if (!rc)
+			*next = a.e_lblk;
+		return rc < 0 ? -rc : 0;
+	}
+	if (err == EXT2_ET_NO_CURRENT_NODE)
+		return 0;
+	if (err || (err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &a)))
+		return ec_errno(c, err, ino, "extent_goto");
+	b = a;
+	rc = next_leaf(c, ino, h, &b);
+	if (rc)
+		return rc < 0 ? -rc : 0;
+	if (!joinable(&a, &b)) {
+		*next = b.e_lblk;
+		return 0;
+	}
+	/* delete b (current), then lengthen a; a's start, and so every index
+	 * above it, stays; the parents of b's leaf are fixed by the deletion */
+	err = ext2fs_extent_delete(h, 0);
+	if (!err)
+		err = ext2fs_extent_fix_parents(h);
+	if (!err)
+		err = ext2fs_extent_goto(h, a.e_lblk);
+	if (!err) {
+		a.e_len += b.e_len;
+		err = ext2fs_extent_replace(h, 0, &a);
+	}
+	if (!err)
+		err = ext2fs_extent_fix_parents(h);
+	*next = lblk;
+	return err ? ec_errno(c, err, ino, "extent merge") : 0;
+}
+
+int ec_map_merge(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n)
+{
+	blk64_t pos = lblk ? lblk - 1 : 0, end = lblk + n, next;
+	ext2_extent_handle_t h;
+	errcode_t err = ext2fs_extent_open(c->fs, ino, &h);
+	int rc = 0;
+
+	if (err)
+		return ec_errno(c, err, ino, "extent_open");
+	/* pos never goes back, and every join removes an extent: this ends */
+	while (!rc && pos <= end && pos < END_OF_BLOCKS) {
+		rc = join_next(c, ino, h, pos, &next);
+		pos = next;
+	}
+	ext2fs_extent_free(h);
+	return rc;
+}

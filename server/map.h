@@ -1,0 +1,35 @@
+/* server/map.h: the server's one reader and reshaper of extent maps: the run
+ * of blocks a logical block belongs to, and merging neighbouring extents. */
+#ifndef EC_MAP_H
+#define EC_MAP_H
+
+#include "ctx.h"
+
+enum ec_map_state { EC_MAP_HOLE, EC_MAP_UNWRITTEN, EC_MAP_WRITTEN };
+
+/* A run of logical blocks [lblk, lblk + len) in one state; pblk is the
+ * physical block of lblk (0 for a hole). */
+struct ec_map {
+	blk64_t lblk, len, pblk;
+	enum ec_map_state state;
+};
+
+/* The largest run that starts at lblk, across neighbouring extents that are
+ * logically and physically contiguous and in the same state; a hole runs to
+ * the next extent (or to the end of the 32-bit block space). h is an open
+ * extent handle of ino; its position afterwards is unspecified. */
+int ec_map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t lblk,
+	       struct ec_map *m);
+
+/* Where new blocks for lblk should go: right after the extent before it
+ * (or right before the one after it), at the same distance as in the file,
+ * so that extents can later join; ~0 (libext2fs chooses) for an empty file. */
+blk64_t ec_map_goal(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk);
+
+/* Joins every pair of neighbouring extents that touch [lblk, lblk + n) (the
+ * extents on both sides included) and are logically and physically
+ * contiguous and in the same state, as kernel ext4 does: an appending write
+ * grows the file's last extent instead of adding one. */
+int ec_map_merge(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n);
+
+#endif
