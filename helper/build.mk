@@ -4,8 +4,10 @@
 # for setuid use):
 #   make install [DESTDIR=...] [PREFIX=/usr]
 HELPER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard helper/*.c))
+# libmount reads /etc/fstab as mount(8) does; libblkid encodes tags as udev does
+CPPFLAGS_helper = $(call pkgconf,--cflags mount blkid)
 $(BUILD)/mount.fuse.ext4: $(HELPER_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pkgconf,--libs mount blkid)
 PROGRAMS += $(BUILD)/mount.fuse.ext4
 
 PREFIX     ?= /usr

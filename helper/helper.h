@@ -61,20 +61,30 @@ struct helper_config {
 };
 void helper_read_config(struct helper_config *c);
 
-/* /etc/fstab entries of our type marked user/users (fstab.c). */
+/* /etc/fstab entries of our type that users may mount (fstab.c, libmount):
+ * user, users, or owner/group of the device. */
 struct helper_fstab {
 	char source[PATH_MAX];		/* a path; for LABEL= etc. the /dev/disk link */
 	bool tag;			/* source is a /dev/disk/by-* link */
 	char dir[PATH_MAX];
 	char opts[PROTO_MAX_STR + 1];
+	bool ro, noexec;		/* what opts mean, as mount(8) reads them */
+	bool owner, group;		/* only the device's owner / group (no user, users) */
 };
 /* Finds the entry that SOURCE and MOUNTPOINT name, as the caller sees them. */
 bool helper_fstab_find(const char *type, const char *source, const char *mnt,
 		       struct helper_fstab *e);
-/* Refuses command-line options that are not in the entry and do not restrict it. */
-void helper_fstab_check_options(const struct helper_fstab *e, const char *list);
+/* An owner/group entry: refuses unless the opened source (*st) is a device
+ * under /dev that the caller owns or whose group the caller is in. */
+void helper_fstab_check_device(const struct helper_fstab *e, const char *source,
+			       const struct stat *st);
+/* Adds a command-line list to o; refuses options that are not in the entry and
+ * neither restrict it nor repeat what it means (rw, exec). */
+void helper_fstab_add_options(const struct helper_fstab *e, struct helper_opts *o,
+			      const char *list, bool sloppy);
 
 /* The checks for users (policy.c); each refuses with exit status 1. */
+bool helper_in_group(gid_t gid);		/* the caller's gid or a supplementary one */
 void helper_check_mountpoint(const char *mnt, int mntfd);
 void helper_check_image_owner(const char *source, const struct stat *st);
 /* allow_other/kernel (only with user_allow_other), fakeroot, debug, others' ids */

@@ -69,7 +69,7 @@ static void prepare_root(struct job *j, char **lists, int nlists, bool sloppy)
 	j->devfd = helper_open_source(j->source, j->source, j->o.ro, false, &j->st);
 }
 
-/* A user: an /etc/fstab entry marked user/users, opened as root from the
+/* A user: an /etc/fstab entry users may mount, opened as root from the
  * administrator's paths; otherwise the caller's own paths opened with the
  * caller's rights, then the ownership rules on what was opened. */
 static void prepare_user(struct job *j, char **lists, int nlists, bool sloppy)
@@ -80,8 +80,7 @@ static void prepare_user(struct job *j, char **lists, int nlists, bool sloppy)
 	if (helper_fstab_find(j->type, j->source, j->mnt, &e)) {
 		helper_parse_options(&j->o, e.opts, sloppy);
 		for (int i = 0; i < nlists; i++)
-			helper_fstab_check_options(&e, lists[i]);
-		parse_lists(j, lists, nlists, sloppy);
+			helper_fstab_add_options(&e, &j->o, lists[i], sloppy);
 		helper_privs_raise();
 		j->mntfd = helper_open_nosymlinks(e.dir, O_PATH | O_DIRECTORY);
 		if (j->mntfd < 0)
@@ -89,6 +88,7 @@ static void prepare_user(struct job *j, char **lists, int nlists, bool sloppy)
 				    strerror(errno));
 		j->devfd = helper_open_source(j->source, e.source, j->o.ro, !e.tag, &j->st);
 		helper_privs_drop();
+		helper_fstab_check_device(&e, j->source, &j->st);
 		return;
 	}
 	parse_lists(j, lists, nlists, sloppy);

@@ -32,7 +32,8 @@ static const struct flag flags[] = {
 
 /* mount(8) and fstab words that mean nothing to the filesystem. */
 static const char *const dropped[] = {
-	"defaults", "auto", "noauto", "nouser", "owner", "group", "nofail", "_netdev", NULL,
+	"defaults", "auto", "noauto", "nouser", "nousers", "owner", "noowner", "group", "nogroup",
+	"nofail", "_netdev", NULL,
 };
 /* user=NAME: what mount(8) makes of `user` for a user; the helper goes by the
  * real uid instead */

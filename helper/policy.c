@@ -84,11 +84,13 @@ static void refuse_option(const char *opt, const char *why)
 	helper_fail(EXIT_USAGE, "option '%s' is not allowed for users: %s", opt, why);
 }
 
-static bool in_group(gid_t gid)
+bool helper_in_group(gid_t gid)
 {
 	gid_t groups[NGROUPS_MAX];
 	int n = getgroups(NGROUPS_MAX, groups);
 
+	if (gid == getgid())
+		return true;
 	for (int i = 0; i < n; i++)
 		if (groups[i] == gid)
 			return true;
@@ -108,7 +110,7 @@ void helper_check_user_options(const struct helper_opts *o, const struct helper_
 	if (o->has_uid && o->uid != helper_uid())
 		helper_fail(EXIT_USAGE, "option 'uid=%u' is not allowed for users: only your own "
 			    "uid (%u)", (unsigned)o->uid, (unsigned)helper_uid());
-	if (o->has_gid && o->gid != getgid() && !in_group(o->gid))
+	if (o->has_gid && !helper_in_group(o->gid))
 		helper_fail(EXIT_USAGE, "option 'gid=%u' is not allowed for users: only your own "
 			    "gid (%u) or a group you are in", (unsigned)o->gid, (unsigned)getgid());
 }

@@ -3,7 +3,7 @@
  * installation, it works as that user (effective ids = real ids, so the kernel
  * checks every user-named path with the user's rights) and takes root back only
  * around what needs it (helper_privs_raise/drop): reading /etc, loop devices,
- * the server socket, mount(2). */
+ * the server socket, mount(2). A user's environment is dropped at once. */
 #include "helper.h"
 
 #include <errno.h>
@@ -38,6 +38,10 @@ void helper_privs_init(void)
 	saved_egid = getegid();
 	user = real_uid != 0;
 	setuid_root = geteuid() == 0;
+	/* nothing of a user's environment reaches the libraries either: libmount
+	 * honours LIBMOUNT_DEBUG even in a setuid process */
+	if (user && clearenv())
+		abort();
 	if (setuid_root)
 		helper_privs_drop();
 }
