@@ -5,7 +5,8 @@
  *           devices other than /dev/fuse (ttys, /dev/kvm, ...), sockets of any
  *           family but AF_UNIX (network);
  *   kept:   /dev/fuse, block devices and regular files (the filesystem image),
- *           AF_UNIX sockets (the helper connection), pipes and anonymous fds
+ *           AF_UNIX sockets (the helper connection, systemd's notification
+ *           socket, stderr when it is the journal), pipes and anonymous fds
  *           (epoll, eventfd: they reach nothing outside the process).
  * A regular file inherited by mistake is kept too: the caller (systemd, the
  * helper, a test) must not pass such fds; SECURITY.md says so.

@@ -92,7 +92,8 @@ static const struct rule rules[] = {
 	{ "pread64", M_ALL, .why = "reading the image through the device fd" },
 	{ "pwrite64", M_ALL, .why = "writing the image through the device fd" },
 	{ "fsync", M_ALL, .why = "flushing the image (FUSE FSYNC, unmount)" },
-	{ "sendmsg", M_ALL, .why = "socket mode: the verdict to mount.fuse.ext4 (proto/)" },
+	{ "sendmsg", M_ALL, .why = "socket mode: the verdict to mount.fuse.ext4 (proto/); "
+	  "sd_notify to systemd, on a socket connected before the sandbox" },
 	{ "recvmsg", M_ALL, .why = "socket mode: the helper's go-ahead; fds stuffed in are closed" },
 	{ "ioctl", M_ALL, .check = ONE_OF, .arg = 1, .values = ioctl_cmds, .condition = "cmd",
 	  .why = "iomap: device registration (sanitizer: isatty)" },

@@ -7,7 +7,8 @@
  *   - closes every fd above 2 that carries authority the server does not need
  *     (directories, O_PATH fds, character devices other than /dev/fuse, sockets
  *     other than AF_UNIX); it keeps /dev/fuse, block devices, regular files (the
- *     image), AF_UNIX sockets (the helper connection), pipes and anonymous fds;
+ *     image), AF_UNIX sockets (the helper connection, systemd's notification
+ *     socket), pipes and anonymous fds;
  *   - if it may (CAP_SYS_ADMIN), moves into new empty network and IPC namespaces;
  *   - lowers resource limits (no core dumps, few fds, bounded address space, bounded
  *     tasks) and marks the process non-dumpable;

@@ -11,26 +11,30 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/time.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#define LISTEN_FD	3		/* SD_LISTEN_FDS_START */
 #define WAIT_SECONDS	60		/* longest wait for the helper's next message */
 
 int ec_conn_listen_fd(char *err, size_t errlen)
 {
 	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
-	char mine[32];
+	char seen[128];
+	int n;
 
-	snprintf(mine, sizeof(mine), "%d", (int)getpid());
-	if (!pid || !fds || strcmp(pid, mine) || strcmp(fds, "1")) {
-		snprintf(err, errlen, "--socket needs exactly one socket from socket activation "
-			 "(LISTEN_PID=%s LISTEN_FDS=%s)", pid ? pid : "unset", fds ? fds : "unset");
-		return -1;
-	}
-	unsetenv("LISTEN_PID");
-	unsetenv("LISTEN_FDS");
-	unsetenv("LISTEN_FDNAMES");
-	return LISTEN_FD;
+	/* sd_listen_fds() removes the variables: say what they were first */
+	snprintf(seen, sizeof(seen), "LISTEN_PID=%.20s LISTEN_FDS=%.20s, this is pid %d",
+		 pid ? pid : "unset", fds ? fds : "unset", (int)getpid());
+	n = sd_listen_fds(1);
+	if (n == 1)
+		return SD_LISTEN_FDS_START;
+	if (n < 0)
+		snprintf(err, errlen, "--socket needs exactly one socket from socket activation, "
+			 "the variables are unusable (%s): %s", seen, strerror(-n));
+	else
+		snprintf(err, errlen, "--socket needs exactly one socket from socket activation, "
+			 "found %d (%s)", n, seen);
+	return -1;
 }
 
 int ec_conn_verdict(int sock, int error, uint32_t flags, const char *text)

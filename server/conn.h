@@ -9,8 +9,9 @@
 
 #include "../proto/proto.h"
 
-/* Returns the connection fd passed by socket activation (LISTEN_PID is us,
- * LISTEN_FDS is 1: fd 3), or -1 with a reason in err. */
+/* Returns the connection fd passed by socket activation (sd_listen_fds: exactly
+ * one, fd 3; the LISTEN_* variables are removed), or -1 with what was expected
+ * and what was found in err. */
 int ec_conn_listen_fd(char *err, size_t errlen);
 /* Checks the peer is root, bounds waits, receives the REQUEST into *m and checks
  * its fds (/dev/fuse; a block device or regular file). On failure it sends the

@@ -1,9 +1,10 @@
 /* server/errors.c: libext2fs error codes to errno, and what happens when the
  * filesystem turns out to be damaged (log, mark the superblock, errors=). */
 #include "ctx.h"
+#include "log.h"
+#include "notify.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 static void fs_error(struct ec_ctx *c, ext2_ino_t ino, const char *what, const char *why)
@@ -11,7 +12,7 @@ static void fs_error(struct ec_ctx *c, ext2_ino_t ino, const char *what, const c
 	struct ext2_super_block *sb = c->fs->super;
 	time_t now = time(NULL);
 
-	fprintf(stderr, "ext4cell-server: %s: inode %u: %s: %s\n", c->devname, ino, what, why);
+	ec_log(EC_LOG_ERR, "ext4cell-server: %s: inode %u: %s: %s\n", c->devname, ino, what, why);
 	if (!c->ro) {
 		sb->s_state |= EXT2_ERROR_FS;
 		sb->s_error_count++;
@@ -29,12 +30,15 @@ static void fs_error(struct ec_ctx *c, ext2_ino_t ino, const char *what, const c
 	case EC_ERRORS_RO:
 		if (!c->ro) {
 			ext2fs_flush2(c->fs, 0);
-			fprintf(stderr, "ext4cell-server: %s: errors=remount-ro: now read-only\n", c->devname);
+			ec_log(EC_LOG_WARNING, "ext4cell-server: %s: errors=remount-ro: now read-only\n",
+			       c->devname);
+			ec_notify("STATUS=serving %s read-only after an error (errors=remount-ro)",
+				  c->devname);
 		}
 		c->ro = true;
 		break;
 	case EC_ERRORS_PANIC:
-		fprintf(stderr, "ext4cell-server: %s: errors=panic: stopping\n", c->devname);
+		ec_log(EC_LOG_ERR, "ext4cell-server: %s: errors=panic: stopping\n", c->devname);
 		fuse_session_exit(c->se);
 		break;
 	default:

@@ -5,6 +5,7 @@
 #include "fdio.h"
 #include "features.h"
 #include "journal.h"
+#include "log.h"
 #include "zone.h"
 
 #include <errno.h>
@@ -31,7 +32,8 @@ static int policy(struct ec_ctx *c, int devfd, bool replayed, char *err, size_t 
 		return refuse(err, errlen, "%s: %s", c->devname, why);
 	case EC_FEAT_RO:
 		if (!c->ro)
-			fprintf(stderr, "ext4cell-server: %s: %s; mounting read-only\n", c->devname, why);
+			ec_log(EC_LOG_WARNING, "ext4cell-server: %s: %s; mounting read-only\n",
+			       c->devname, why);
 		c->ro = true;
 		break;
 	case EC_FEAT_RW:
@@ -39,8 +41,8 @@ static int policy(struct ec_ctx *c, int devfd, bool replayed, char *err, size_t 
 	}
 	if (ext2fs_has_feature_journal_needs_recovery(sb)) {
 		if (c->opt.norecovery) {
-			fprintf(stderr, "ext4cell-server: %s: journal not replayed (norecovery); "
-				"mounting read-only, recent changes are missing\n", c->devname);
+			ec_log(EC_LOG_WARNING, "ext4cell-server: %s: journal not replayed (norecovery); "
+			       "mounting read-only, recent changes are missing\n", c->devname);
 			c->ro = true;
 		} else if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
 			return refuse(err, errlen, "%s: %s", c->devname,
@@ -183,8 +185,8 @@ int ec_fs_close(struct ec_ctx *c)
 	ec_zone_free(c);
 	e = ext2fs_close_free(&c->fs);
 	if (e) {
-		fprintf(stderr, "ext4cell-server: %s: closing the filesystem failed: %s\n",
-			c->devname, error_message(e));
+		ec_log(EC_LOG_ERR, "ext4cell-server: %s: closing the filesystem failed: %s\n",
+		       c->devname, error_message(e));
 		return -1;
 	}
 	return 0;

@@ -5,6 +5,7 @@
  * the journal checksums (v2/v3) when the journal has them. Every block
  * number is range-checked and the walk is bounded by the journal length. */
 #include "journal.h"
+#include "log.h"
 
 #include <arpa/inet.h>
 #include <stdbool.h>
@@ -221,8 +222,8 @@ static int replay_block(struct journal *j, const struct tag *g, __u32 seq)
 		c = ext2fs_crc32c_le(j->csum_seed, (unsigned char *)s, 4);
 		c = ext2fs_crc32c_le(c, (unsigned char *)j->data, j->bs);
 		if (j->incompat & JF_INCOMPAT_CSUM_V3 ? c != g->csum : (c & 0xffff) != g->csum) {
-			fprintf(stderr, "ext4cell-server: journal: bad checksum for block %llu, "
-				"not replayed\n", (unsigned long long)g->blk);
+			ec_log(EC_LOG_WARNING, "ext4cell-server: journal: bad checksum for block "
+			       "%llu, not replayed\n", (unsigned long long)g->blk);
 			return 0;
 		}
 	}
@@ -367,7 +368,8 @@ int ec_journal_replay(ext2_filsys fs, char *err, size_t errlen)
 		qsort(j.rv, j.nrv, sizeof(*j.rv), cmp_revoke);
 	if (walk(&j, REPLAY, start, seq, &end_seq) || reset_sb(&j, end_seq))
 		goto out;
-	fprintf(stderr, "ext4cell-server: journal: replayed %u transaction(s)\n", end_seq - seq);
+	ec_log(EC_LOG_NOTICE, "ext4cell-server: journal: replayed %u transaction(s)\n",
+	       end_seq - seq);
 	rc = 0;
 out:
 	free(j.sb);

@@ -2,10 +2,13 @@
  * by itself, or (--fd-mode) serve a /dev/fuse fd and a device fd it was given. */
 #include "conn.h"
 #include "fsopen.h"
+#include "log.h"
+#include "notify.h"
 #include "printable.h"
 #include "session.h"
 
 #include <errno.h>
+#include <ext2fs/ext2_err.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -107,7 +110,7 @@ static int parse_cli(int argc, char **argv, struct cli *cl)
 			break;
 		case 'o':
 			if (ec_options_parse(&cl->opt, optarg, err, sizeof(err))) {
-				fprintf(stderr, "ext4cell-server: %s\n", err);
+				ec_log(EC_LOG_ERR, "ext4cell-server: %s\n", err);
 				return -1;
 			}
 			break;
@@ -117,7 +120,7 @@ static int parse_cli(int argc, char **argv, struct cli *cl)
 		case 'F':
 		case 'D':
 			if (parse_fd(optarg, ch == 'F' ? &cl->fuse_fd : &cl->dev_fd)) {
-				fprintf(stderr, "ext4cell-server: bad descriptor number '%s'\n", optarg);
+				ec_log(EC_LOG_ERR, "ext4cell-server: bad descriptor number '%s'\n", optarg);
 				return -1;
 			}
 			break;
@@ -134,32 +137,32 @@ static int parse_cli(int argc, char **argv, struct cli *cl)
 		case 'S':
 			cl->conn = ec_conn_listen_fd(err, sizeof(err));
 			if (cl->conn < 0) {
-				fprintf(stderr, "ext4cell-server: %s\n", err);
+				ec_log(EC_LOG_ERR, "ext4cell-server: %s\n", err);
 				return -1;
 			}
 			break;
 		default:
-			fputs(usage, stderr);
+			ec_log(EC_LOG_ERR, "%s", usage);
 			return -1;
 		}
 	}
 	if (cl->conn >= 0) {
 		if (optind != argc || cl->fd_mode) {
-			fprintf(stderr, "ext4cell-server: --socket takes no other arguments\n");
+			ec_log(EC_LOG_ERR, "ext4cell-server: --socket takes no other arguments\n");
 			return -1;
 		}
 		return 0;
 	}
 	if (cl->fd_mode) {
 		if (optind != argc || cl->fuse_fd < 0 || cl->dev_fd < 0) {
-			fprintf(stderr, "ext4cell-server: --fd-mode needs --fuse-fd and --dev-fd "
-				"and no other arguments\n");
+			ec_log(EC_LOG_ERR, "ext4cell-server: --fd-mode needs --fuse-fd and --dev-fd "
+			       "and no other arguments\n");
 			return -1;
 		}
 		return 0;
 	}
 	if (argc - optind != 2) {
-		fputs(usage, stderr);
+		ec_log(EC_LOG_ERR, "%s", usage);
 		return -1;
 	}
 	cl->dev = argv[optind];
@@ -167,18 +170,23 @@ static int parse_cli(int argc, char **argv, struct cli *cl)
 	return 0;
 }
 
+/* The server serves in classic mode only, for now (DESIGN.md section 7): the
+ * sandbox it enters and the status it shows follow from this. */
+#define SERVE_MODE	EXT4CELL_SANDBOX_CLASSIC
+#define SERVE_MODE_NAME	"classic"
+
 /* Called once the server holds every fd it needs and before it reads the image. */
 static int enter_sandbox(bool no_sandbox)
 {
 	char err[256];
 
 	if (no_sandbox) {
-		fprintf(stderr, "ext4cell-server: warning: --no-sandbox: no seccomp filter, "
-			"capabilities kept; for debugging only\n");
+		ec_log(EC_LOG_WARNING, "ext4cell-server: warning: --no-sandbox: no seccomp "
+		       "filter, capabilities kept; for debugging only\n");
 		return 0;
 	}
-	if (ext4cell_sandbox_enter(EXT4CELL_SANDBOX_CLASSIC, err, sizeof(err))) {
-		fprintf(stderr, "ext4cell-server: sandbox: %s\n", err);
+	if (ext4cell_sandbox_enter(SERVE_MODE, err, sizeof(err))) {
+		ec_log(EC_LOG_ERR, "ext4cell-server: sandbox: %s\n", err);
 		return -1;
 	}
 	return 0;
@@ -204,7 +212,7 @@ static int take_request(struct cli *cl)
 		rc = -1;
 	}
 	if (rc) {
-		fprintf(stderr, "ext4cell-server: helper request: %s\n", err);
+		ec_log(EC_LOG_ERR, "ext4cell-server: helper request: %s\n", err);
 	} else {
 		cl->fd_mode = true;
 		cl->fuse_fd = m->fds[0];
@@ -233,8 +241,8 @@ static int answer_helper(struct ec_ctx *c, int conn, const char *refusal)
 	if (refusal)
 		return -1;
 	if (ec_conn_wait_serve(conn, err, sizeof(err))) {
-		fprintf(stderr, "ext4cell-server: %s: no mount from the helper: %s\n",
-			c->devname, err);
+		ec_log(EC_LOG_ERR, "ext4cell-server: %s: no mount from the helper: %s\n",
+		       c->devname, err);
 		return -1;
 	}
 	close(conn);
@@ -251,7 +259,7 @@ static int serve(struct ec_ctx *c, int devfd, const struct cli *cl)
 		return -1;
 	}
 	if (ec_fs_open(c, devfd, err, sizeof(err))) {
-		fprintf(stderr, "ext4cell-server: %s\n", err);
+		ec_log(EC_LOG_ERR, "ext4cell-server: %s\n", err);
 		answer_helper(c, cl->conn, err);
 		return -1;
 	}
@@ -260,12 +268,15 @@ static int serve(struct ec_ctx *c, int devfd, const struct cli *cl)
 		return -1;
 	}
 	if (fuse_set_signal_handlers(c->se)) {
-		fprintf(stderr, "ext4cell-server: cannot install signal handlers\n");
+		ec_log(EC_LOG_ERR, "ext4cell-server: cannot install signal handlers\n");
 		ec_fs_close(c);
 		return -1;
 	}
+	ec_notify("READY=1\nSTATUS=serving %s (" SERVE_MODE_NAME " mode, %s)", c->devname,
+		  c->ro ? "ro" : "rw");
 	rc = ec_session_loop(c);
 	fuse_remove_signal_handlers(c->se);
+	ec_notify("STOPPING=1\nSTATUS=stopping: writing back and closing %s", c->devname);
 	return ec_fs_close(c) || rc ? -1 : 0;
 }
 
@@ -280,9 +291,12 @@ int main(int argc, char **argv)
 	int rc, devfd;
 
 	memset(&c, 0, sizeof(c));
+	ec_log_init();			/* first: it needs fstat, which the sandbox forbids */
+	initialize_ext2_error_table();	/* libext2fs's error texts, not "Unknown code" */
 	rc = parse_cli(argc, argv, &cl);
 	if (rc)
 		return rc > 0 ? 0 : 2;
+	ec_notify_open();		/* socket() and connect(): before the sandbox */
 	if (cl.conn >= 0 && take_request(&cl))
 		return 1;
 	c.opt = cl.opt;
@@ -294,8 +308,8 @@ int main(int argc, char **argv)
 		c.devname = cl.dev;
 		devfd = open(cl.dev, (c.ro ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 		if (devfd < 0) {
-			fprintf(stderr, "ext4cell-server: cannot open %s %s: %s\n", cl.dev,
-				c.ro ? "read-only" : "read-write", strerror(errno));
+			ec_log(EC_LOG_ERR, "ext4cell-server: cannot open %s %s: %s\n", cl.dev,
+			       c.ro ? "read-only" : "read-write", strerror(errno));
 			return 1;
 		}
 	}
@@ -306,14 +320,14 @@ int main(int argc, char **argv)
 	c.devname = log_name;
 	c.opt.ro = c.ro;
 	if (ec_session_new(&c, c.devname)) {
-		fprintf(stderr, "ext4cell-server: cannot create the FUSE session\n");
+		ec_log(EC_LOG_ERR, "ext4cell-server: cannot create the FUSE session\n");
 		return 1;
 	}
 	if (cl.fd_mode)
 		snprintf(fdpath, sizeof(fdpath), "/dev/fd/%d", cl.fuse_fd);
 	if (fuse_session_mount(c.se, cl.fd_mode ? fdpath : cl.mnt)) {
-		fprintf(stderr, "ext4cell-server: cannot %s\n",
-			cl.fd_mode ? "use the /dev/fuse descriptor" : "mount");
+		ec_log(EC_LOG_ERR, "ext4cell-server: cannot %s\n",
+		       cl.fd_mode ? "use the /dev/fuse descriptor" : "mount");
 		fuse_session_destroy(c.se);
 		return 1;
 	}

@@ -2,6 +2,7 @@
  * the single-threaded request loop (one request at a time, so libext2fs,
  * which is not thread-safe, is only ever entered by this thread). */
 #include "session.h"
+#include "log.h"
 #include "ops.h"
 #include "printable.h"
 
@@ -103,8 +104,8 @@ int ec_session_loop(struct ec_ctx *c)
 			continue;
 		if (n <= 0) {
 			if (n < 0) {
-				fprintf(stderr, "ext4cell-server: %s: reading /dev/fuse: %s\n",
-					c->devname, strerror(-n));
+				ec_log(EC_LOG_ERR, "ext4cell-server: %s: reading /dev/fuse: %s\n",
+				       c->devname, strerror(-n));
 				rc = -1;
 			}
 			break;

@@ -6,7 +6,7 @@ pkgs=(
 	build-essential pkg-config flex bison bc libelf-dev libssl-dev cpio kmod xz-utils lz4
 	qemu-system-x86 qemu-utils
 	libfuse3-dev fuse3 fuse2fs libext2fs-dev e2fsprogs comerr-dev libmount-dev libblkid-dev
-	libseccomp-dev seccomp libcap-dev
+	libseccomp-dev seccomp libcap-dev libsystemd-dev
 	debootstrap attr acl util-linux procps systemd valgrind
 )
 missing=()

@@ -39,13 +39,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# ec_run: a command (and arguments) ec_mount starts the server under, e.g. a
+# stand-in for systemd's notification socket; none by default.
+ec_run=()
+
 # ec_mount IMAGE MOUNTPOINT [OPTIONS]: starts the server (pid in ec_pid, log
 # in $work/server.log) and waits for the mount. Returns 1 if it never appears
 # within 10 s or does not answer within 60 s (the server is then stopped).
 ec_mount() {
 	local img=$1 mnt=$2 opts=${3:-kernel} err=
 	mkdir -p "$mnt"
-	"$server" -o "$opts" "$img" "$mnt" >"$work/server.log" 2>&1 &
+	"${ec_run[@]}" "$server" -o "$opts" "$img" "$mnt" >"$work/server.log" 2>&1 &
 	ec_pid=$!
 	for _ in $(seq 100); do
 		# the mount exists before the server opens the image: the first

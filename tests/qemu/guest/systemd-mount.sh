@@ -3,7 +3,8 @@
 # --systemd, disks /dev/vda and /dev/vdb attached; the root image follows them),
 # install the tree's mount.fuse.ext4, ext4cell-server (test build) and units the
 # way `make install` places them (install.sh), then check the whole flow: socket activation, mount -t fuse.ext4,
-# one sandboxed service instance per mount, a .mount unit, teardown at umount,
+# one sandboxed service instance per mount (Type=notify: its status says what it
+# serves; its messages reach the journal with their priority), a .mount unit, teardown at umount,
 # and mounts by a user (an /etc/fstab `user` entry through mount(8), an image file
 # of their own) with umount(8) by that user.
 # Prints TAP lines 'ok - systemd/NAME' / 'not ok - systemd/NAME' (+ '# ...').
@@ -53,6 +54,8 @@ pid=$(systemctl show -p MainPID --value "$unit")
 check instance-sandbox bash -c "s=/proc/$pid/status; grep -q '^Seccomp:[[:space:]]*2' \$s &&
 	grep -q '^CapEff:[[:space:]]*0000000000000000' \$s && grep -q '^CapBnd:[[:space:]]*0000000000000000' \$s &&
 	! grep -q '^Uid:[[:space:]]*0[[:space:]]' \$s && grep -q '^NoNewPrivs:[[:space:]]*1' \$s || { cat \$s; exit 1; }"
+check instance-notify bash -c "[ \"\$(systemctl show -p StatusText --value '$unit')\" = 'serving /dev/vdb (classic mode, rw)' ] ||
+	{ systemctl show -p Type,NotifyAccess,StatusText,ActiveState '$unit'; exit 1; }"
 
 # --- a device already in use (here: mounted through ext4cell) is refused
 check device-busy bash -c 'out=$(/usr/sbin/mount.fuse.ext4 /dev/vdb /mnt/b 2>&1)
@@ -64,6 +67,17 @@ check second-mount mount -t fuse.ext4 /dev/vda /mnt/b
 check two-instances wait_instances 2
 check umount-both umount /mnt/a /mnt/b
 check instances-gone wait_instances 0
+
+# --- the server's stderr is the journal: a quota image is served read-only,
+# which it says at warning priority ("<4>" on its stderr)
+journal_priority() {
+	truncate -s 32M /tmp/q.img && mkfs.ext4 -q -F -O quota /tmp/q.img && mkdir -p /mnt/q &&
+		mount -t fuse.ext4 /tmp/q.img /mnt/q && umount /mnt/q && wait_instances 0 &&
+		journalctl --sync && journalctl -b --no-pager -p warning..warning -u 'ext4cell@*' |
+		grep -q "quota.*; mounting read-only" ||
+		{ journalctl -b --no-pager -o verbose --output-fields=PRIORITY,MESSAGE -u 'ext4cell@*' | tail -20; return 1; }
+}
+check journal-priority journal_priority
 
 # --- a .mount unit
 check mount-unit-start bash -c 'systemctl start media-ext4.mount &&
