@@ -44,7 +44,7 @@ static const char *const server[] = {
 	"kernel", "allow_other", "fakeroot", "norecovery", "noload", "debug", "acl",
 	"user_xattr", "default_permissions", NULL,
 };
-static const char *const server_prefix[] = { "errors=", "uid=", "gid=", NULL };
+static const char *const server_prefix[] = { "errors=", "uid=", "gid=", "iomap=", NULL };
 
 static bool in(const char *const *list, const char *opt)
 {

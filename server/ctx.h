@@ -4,14 +4,13 @@
 #ifndef EC_CTX_H
 #define EC_CTX_H
 
-#define FUSE_USE_VERSION 314
-#include <fuse_lowlevel.h>
 #include <ext2fs/ext2fs.h>
 #include <stdbool.h>
 #include <time.h>
 
 #include "nodes.h"
 #include "options.h"
+#include "wire.h"
 
 struct ec_ctx {
 	ext2_filsys fs;
@@ -21,23 +20,29 @@ struct ec_ctx {
 	enum ec_errors errors;	/* effective errors= behaviour */
 	struct ec_nodes nodes;	/* kernel lookup counts */
 	ext2fs_block_bitmap zone; /* metadata blocks (zone.c) */
-	struct fuse_session *se;
+	int fuse_fd;		/* the FUSE connection (wire.c) */
+	int dev_fd;		/* the device or image */
+	bool initialized;	/* FUSE_INIT answered */
+	bool exiting;		/* stop serving (DESTROY, errors=panic, a signal) */
+	bool iomap_allowed;	/* the connection was marked for iomap (helper) */
+	bool iomap;		/* iomap mode negotiated (ops_iomap.c) */
+	uint32_t dev_id;	/* the device's id with the kernel, iomap mode */
 };
 
 /* Inode numbers: FUSE's root is 1, ext2's is 2 (ext2 inode 1 is never served). */
-static inline ext2_ino_t ec_ino(fuse_ino_t ino)
+static inline ext2_ino_t ec_ino(uint64_t ino)
 {
-	return ino == FUSE_ROOT_ID ? EXT2_ROOT_INO : (ext2_ino_t)ino;
+	return ino == EC_ROOT_ID ? EXT2_ROOT_INO : (ext2_ino_t)ino;
 }
 
-static inline fuse_ino_t ec_fuse_ino(ext2_ino_t ino)
+static inline uint64_t ec_fuse_ino(ext2_ino_t ino)
 {
-	return ino == EXT2_ROOT_INO ? FUSE_ROOT_ID : ino;
+	return ino == EXT2_ROOT_INO ? EC_ROOT_ID : ino;
 }
 
-static inline struct ec_ctx *ec_req_ctx(fuse_req_t req)
+static inline struct ec_ctx *ec_req_ctx(struct ec_req *req)
 {
-	return fuse_req_userdata(req);
+	return req->c;
 }
 
 /* errors.c */
@@ -64,19 +69,19 @@ struct timespec ec_now(void);
 /* Sets mtime and ctime (dirs after an entry change) or ctime only. */
 int ec_touch(struct ec_ctx *c, ext2_ino_t ino, bool mtime);
 /* Reads an inode and fills a FUSE entry, taking a kernel lookup reference. */
-int ec_make_entry(struct ec_ctx *c, ext2_ino_t ino, struct fuse_entry_param *e);
+int ec_make_entry(struct ec_ctx *c, ext2_ino_t ino, struct ec_entry *e);
 uint64_t ec_isize(const ec_inode *in);
 /* Frees an inode whose link count is 0 and that the kernel no longer knows. */
 int ec_maybe_free(struct ec_ctx *c, ext2_ino_t ino);
 double ec_attr_timeout(void);
 
 /* Owner of a newly created inode: caller, or the parent's group when setgid. */
-void ec_init_owner(fuse_req_t req, const ec_inode *dir, ec_inode *in);
+void ec_init_owner(struct ec_req *req, const ec_inode *dir, ec_inode *in);
 
 #define EC_CHECK_RW(c, req)                          \
 	do {                                         \
 		if ((c)->ro) {                       \
-			fuse_reply_err((req), EROFS); \
+			ec_reply_err((req), EROFS); \
 			return;                      \
 		}                                    \
 	} while (0)

@@ -161,13 +161,11 @@ static int write_blocks(struct ec_ctx *c, ext2_ino_t ino, const char *data, blk6
 	ext2_extent_handle_t h;
 	blk64_t lblk = fb;
 	ec_inode in;
-	errcode_t err = ext2fs_fallocate(c->fs, EXT2_FALLOCATE_FORCE_INIT | EXT2_FALLOCATE_INIT_BEYOND_EOF,
-					 ino, NULL, ec_map_goal(c, ino, fb), fb, n);
-	int rc;
+	errcode_t err;
+	int rc = ec_map_fill(c, ino, fb, n, false);
 
-	if (err)
-		return ec_errno(c, err, ino, "allocate");
-	rc = ec_read_inode(c, ino, &in);
+	if (!rc)
+		rc = ec_read_inode(c, ino, &in);
 	if (rc)
 		return rc;
 	err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)&in, &h);

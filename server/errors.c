@@ -39,7 +39,7 @@ static void fs_error(struct ec_ctx *c, ext2_ino_t ino, const char *what, const c
 		break;
 	case EC_ERRORS_PANIC:
 		ec_log(EC_LOG_ERR, "ext4cell-server: %s: errors=panic: stopping\n", c->devname);
-		fuse_session_exit(c->se);
+		c->exiting = true;
 		break;
 	default:
 		break;

@@ -173,7 +173,7 @@ void ec_inode_stat(struct ec_ctx *c, ext2_ino_t ino, const ec_inode *in, struct 
 	st->st_ctim = get_time(in, EC_CTIME);
 }
 
-int ec_make_entry(struct ec_ctx *c, ext2_ino_t ino, struct fuse_entry_param *e)
+int ec_make_entry(struct ec_ctx *c, ext2_ino_t ino, struct ec_entry *e)
 {
 	ec_inode in;
 	int rc = ec_read_inode(c, ino, &in);
@@ -188,18 +188,17 @@ int ec_make_entry(struct ec_ctx *c, ext2_ino_t ino, struct fuse_entry_param *e)
 	return ec_nodes_ref(&c->nodes, ino);
 }
 
-void ec_init_owner(fuse_req_t req, const ec_inode *dir, ec_inode *in)
+void ec_init_owner(struct ec_req *req, const ec_inode *dir, ec_inode *in)
 {
-	const struct fuse_ctx *fc = fuse_req_ctx(req);
-	uint32_t gid = fc->gid;
+	uint32_t gid = req->gid;
 
 	if (dir->i_mode & LINUX_S_ISGID) {
 		gid = inode_gid(*dir);
 		if (LINUX_S_ISDIR(in->i_mode))
 			in->i_mode |= LINUX_S_ISGID;
 	}
-	in->i_uid = (__u16)fc->uid;
-	ext2fs_set_i_uid_high(*in, fc->uid >> 16);
+	in->i_uid = (__u16)req->uid;
+	ext2fs_set_i_uid_high(*in, req->uid >> 16);
 	in->i_gid = (__u16)gid;
 	ext2fs_set_i_gid_high(*in, gid >> 16);
 }

@@ -11,7 +11,7 @@ enum ec_log_level {
 	EC_LOG_WARNING = LOG_WARNING,	/* served, but not as asked (read-only, no replay) */
 	EC_LOG_NOTICE = LOG_NOTICE,	/* a normal event that changed the image (replay) */
 	EC_LOG_INFO = LOG_INFO,
-	EC_LOG_DEBUG = LOG_DEBUG,	/* -o debug: every FUSE request (libfuse) */
+	EC_LOG_DEBUG = LOG_DEBUG,	/* -o debug: every FUSE request (wire.c) */
 };
 
 /* Decides once, before the sandbox (it needs fstat), whether stderr is the

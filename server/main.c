@@ -55,6 +55,9 @@ static const char usage[] =
 "  fakeroot         no permission checks at all\n"
 "  norecovery       do not replay the journal; forces ro\n"
 "  uid=N, gid=N     show every file as owned by user N / group N\n"
+"  iomap=auto|on|off\n"
+"                   FUSE iomap on a connection mount.fuse.ext4 marked: when the\n"
+"                   kernel offers it (auto, default), required (on), never (off)\n"
 "  debug            log every FUSE request\n"
 "  acl, user_xattr, nodev, nosuid, noexec, noatime, relatime, defaults\n"
 "                   accepted and ignored (always on, or the kernel's business)\n";
@@ -62,6 +65,7 @@ static const char usage[] =
 struct cli {
 	struct ec_options opt;
 	bool fd_mode, no_sandbox;
+	bool iomap_marked;		/* the helper marked the connection (--socket) */
 	int fuse_fd, dev_fd, conn;	/* conn: helper connection (--socket) or -1 */
 	const char *dev, *mnt, *dev_name;
 };
@@ -170,13 +174,9 @@ static int parse_cli(int argc, char **argv, struct cli *cl)
 	return 0;
 }
 
-/* The server serves in classic mode only, for now (DESIGN.md section 7): the
- * sandbox it enters and the status it shows follow from this. */
-#define SERVE_MODE	EXT4CELL_SANDBOX_CLASSIC
-#define SERVE_MODE_NAME	"classic"
-
-/* Called once the server holds every fd it needs and before it reads the image. */
-static int enter_sandbox(bool no_sandbox)
+/* Called once the server holds every fd it needs and before it reads the
+ * image; a server that may use iomap may also register its device. */
+static int enter_sandbox(bool no_sandbox, bool iomap)
 {
 	char err[256];
 
@@ -185,7 +185,8 @@ static int enter_sandbox(bool no_sandbox)
 		       "filter, capabilities kept; for debugging only\n");
 		return 0;
 	}
-	if (ext4cell_sandbox_enter(SERVE_MODE, err, sizeof(err))) {
+	if (ext4cell_sandbox_enter(iomap ? EXT4CELL_SANDBOX_IOMAP : EXT4CELL_SANDBOX_CLASSIC, err,
+				   sizeof(err))) {
 		ec_log(EC_LOG_ERR, "ext4cell-server: sandbox: %s\n", err);
 		return -1;
 	}
@@ -219,6 +220,7 @@ static int take_request(struct cli *cl)
 		cl->dev_fd = m->fds[1];
 		cl->dev_name = strdup(m->source);
 		cl->opt.ro |= (m->flags & PROTO_REQ_RO) != 0;
+		cl->iomap_marked = (m->flags & PROTO_REQ_IOMAP) != 0;
 	}
 	free(m);
 	return rc;
@@ -230,7 +232,8 @@ static int answer_helper(struct ec_ctx *c, int conn, const char *refusal)
 {
 	uint32_t flags = (c->ro ? PROTO_VER_RO : 0) |
 			 (c->opt.fakeroot ? 0 : PROTO_VER_DEFPERM) |
-			 (c->opt.kernel || c->opt.allow_other ? PROTO_VER_ALLOW_OTHER : 0);
+			 (c->opt.kernel || c->opt.allow_other ? PROTO_VER_ALLOW_OTHER : 0) |
+			 (c->iomap_allowed ? PROTO_VER_IOMAP : 0);
 	char err[256];
 
 	if (conn < 0)
@@ -254,7 +257,15 @@ static int serve(struct ec_ctx *c, int devfd, const struct cli *cl)
 	char err[512];
 	int rc;
 
-	if (enter_sandbox(cl->no_sandbox)) {
+	if (c->opt.iomap == EC_IOMAP_ON && !c->iomap_allowed) {
+		snprintf(err, sizeof(err), "%s: iomap=on, but this connection may not use FUSE "
+			 "iomap (%s)", c->devname, cl->fd_mode ? "the kernel or mount.fuse.ext4's "
+			 "policy did not allow it" : "a server mounting by itself is classic");
+		ec_log(EC_LOG_ERR, "ext4cell-server: %s\n", err);
+		answer_helper(c, cl->conn, err);
+		return -1;
+	}
+	if (enter_sandbox(cl->no_sandbox, c->iomap_allowed)) {
 		answer_helper(c, cl->conn, "server: cannot enter its sandbox (see its log)");
 		return -1;
 	}
@@ -267,17 +278,34 @@ static int serve(struct ec_ctx *c, int devfd, const struct cli *cl)
 		ec_fs_close(c);
 		return -1;
 	}
-	if (fuse_set_signal_handlers(c->se)) {
+	if (ec_session_signals()) {
 		ec_log(EC_LOG_ERR, "ext4cell-server: cannot install signal handlers\n");
 		ec_fs_close(c);
 		return -1;
 	}
-	ec_notify("READY=1\nSTATUS=serving %s (" SERVE_MODE_NAME " mode, %s)", c->devname,
-		  c->ro ? "ro" : "rw");
-	rc = ec_session_loop(c);
-	fuse_remove_signal_handlers(c->se);
+	ec_notify("READY=1\nSTATUS=serving %s (%s mode, %s)", c->devname,
+		  c->iomap_allowed ? "iomap" : "classic", c->ro ? "ro" : "rw");
+	rc = ec_wire_loop(c);
 	ec_notify("STOPPING=1\nSTATUS=stopping: writing back and closing %s", c->devname);
 	return ec_fs_close(c) || rc ? -1 : 0;
+}
+
+/* iomap mode: the kernel writes file data to the device with its own bios,
+ * around the device's page cache; the server's metadata I/O must not go
+ * through that cache either, or a cached (possibly dirty) copy of a block
+ * that is freed and becomes file data would later overwrite what the kernel
+ * wrote, or be read back stale. O_DIRECT for all of the server's device I/O
+ * (fdio.c bounces what is not aligned) keeps both on the device itself. */
+static int set_direct(int devfd)
+{
+	int fl = fcntl(devfd, F_GETFL);
+
+	if (fl < 0 || fcntl(devfd, F_SETFL, fl | O_DIRECT)) {
+		ec_log(EC_LOG_ERR, "ext4cell-server: cannot use the device with O_DIRECT: %s\n",
+		       strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* c.devname as it may appear in logs (global: it lives as long as the process) */
@@ -287,7 +315,6 @@ int main(int argc, char **argv)
 {
 	struct cli cl = { .fuse_fd = -1, .dev_fd = -1, .conn = -1 };
 	struct ec_ctx c;
-	char fdpath[64];
 	int rc, devfd;
 
 	memset(&c, 0, sizeof(c));
@@ -319,24 +346,21 @@ int main(int argc, char **argv)
 		return 1;
 	c.devname = log_name;
 	c.opt.ro = c.ro;
-	if (ec_session_new(&c, c.devname)) {
-		ec_log(EC_LOG_ERR, "ext4cell-server: cannot create the FUSE session\n");
+	c.dev_fd = devfd;
+	/* iomap: a connection the helper marked (--socket), or one given with
+	 * iomap=on (--fd-mode: whoever mounted it marked it) */
+	c.iomap_allowed = c.opt.iomap != EC_IOMAP_OFF &&
+			  (cl.iomap_marked || (cl.fd_mode && c.opt.iomap == EC_IOMAP_ON));
+	if (c.iomap_allowed && set_direct(devfd))
 		return 1;
-	}
 	if (cl.fd_mode)
-		snprintf(fdpath, sizeof(fdpath), "/dev/fd/%d", cl.fuse_fd);
-	if (fuse_session_mount(c.se, cl.fd_mode ? fdpath : cl.mnt)) {
-		ec_log(EC_LOG_ERR, "ext4cell-server: cannot %s\n",
-		       cl.fd_mode ? "use the /dev/fuse descriptor" : "mount");
-		fuse_session_destroy(c.se);
+		c.fuse_fd = cl.fuse_fd;
+	else if (ec_session_mount(&c, c.devname, cl.mnt))
 		return 1;
-	}
 	rc = serve(&c, devfd, &cl);
 	/* Sandboxed, the server may not unmount (no umount2, no CAP_SYS_ADMIN): the
 	 * user's umount ended the loop, or the mount fails with ENOTCONN until umount. */
-	if (!cl.fd_mode && cl.no_sandbox)
-		fuse_session_unmount(c.se);
-	fuse_session_destroy(c.se);
+	ec_session_unmount(&c, !cl.fd_mode && cl.no_sandbox);
 	close(devfd);
 	return rc ? 1 : 0;
 }

@@ -179,6 +179,116 @@ static int join_next(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, b
 	return err ? ec_errno(c, err, ino, "extent merge") : 0;
 }
 
+/* Calls each() for every run of [lblk, lblk + n), cut to that range; each()
+ * may change the tree from its run on. */
+typedef int (*run_fn)(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h,
+		      const struct ec_map *m, void *arg);
+static int for_runs(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t lblk,
+		    blk64_t n, run_fn each, void *arg)
+{
+	blk64_t pos = lblk, end = lblk + n;
+	int rc = 0;
+
+	while (!rc && pos < end) {
+		struct ec_map m;
+
+		rc = ec_map_run(c, ino, h, pos, &m);
+		if (rc)
+			break;
+		if (m.lblk + m.len > end)
+			m.len = end - m.lblk;
+		rc = each(c, ino, h, &m, arg);
+		pos = m.lblk + m.len;
+	}
+	return rc;
+}
+
+struct fill {
+	ec_inode *in;		/* the handle's inode: i_blocks is counted there */
+	bool unwritten;
+};
+
+/* A hole gets blocks in runs from ec_map_goal() on. */
+static int fill_hole(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h,
+		     const struct ec_map *m, void *arg)
+{
+	const struct fill *f = arg;
+	int flags = f->unwritten ? EXT2_EXTENT_SET_BMAP_UNINIT : 0;
+	blk64_t lblk = m->lblk, n = m->len, goal = ec_map_goal(c, ino, lblk);
+
+	while (m->state == EC_MAP_HOLE && n) {
+		blk64_t pblk, len;
+		errcode_t err = ext2fs_new_range(c->fs, 0, goal, n, NULL, &pblk, &len);
+
+		if (err)
+			return ec_errno(c, err, ino, "allocate");
+		if (len > n)
+			len = n;
+		ext2fs_block_alloc_stats_range(c->fs, pblk, len, +1);
+		err = ext2fs_iblk_add_blocks(c->fs, (struct ext2_inode *)f->in, len);
+		/* one block at a time: set_bmap grows the extent before it */
+		for (blk64_t i = 0; !err && i < len; i++)
+			err = ext2fs_extent_set_bmap(h, lblk + i, pblk + i, flags);
+		if (err)
+			return ec_errno(c, err, ino, "allocate");
+		lblk += len;
+		n -= len;
+		goal = pblk + len;
+	}
+	return 0;
+}
+
+int ec_map_fill(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n, bool unwritten)
+{
+	ext2_extent_handle_t h;
+	ec_inode in;
+	struct fill f = { &in, unwritten };
+	errcode_t err;
+	int rc = ec_read_inode(c, ino, &in);
+
+	if (rc)
+		return rc;
+	if (lblk + n < lblk || lblk + n > END_OF_BLOCKS)
+		return EFBIG;
+	/* the handle works on in: set_bmap's inode updates and ours are one */
+	err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)&in, &h);
+	if (err)
+		return ec_errno(c, err, ino, "extent_open");
+	rc = for_runs(c, ino, h, lblk, n, fill_hole, &f);
+	ext2fs_extent_free(h);
+	if (!rc)
+		rc = ec_write_inode(c, ino, &in);
+	return rc ? rc : ec_map_merge(c, ino, lblk, n);
+}
+
+/* Unwritten blocks become written, block by block: set_bmap splits the
+ * unwritten extent and grows the written one before it. */
+static int convert_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h,
+		       const struct ec_map *m, void *arg)
+{
+	(void)arg;
+	for (blk64_t i = 0; m->state == EC_MAP_UNWRITTEN && i < m->len; i++) {
+		errcode_t err = ext2fs_extent_set_bmap(h, m->lblk + i, m->pblk + i, 0);
+
+		if (err)
+			return ec_errno(c, err, ino, "extent convert");
+	}
+	return 0;
+}
+
+int ec_map_convert(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n)
+{
+	ext2_extent_handle_t h;
+	errcode_t err = ext2fs_extent_open(c->fs, ino, &h);
+	int rc;
+
+	if (err)
+		return ec_errno(c, err, ino, "extent_open");
+	rc = for_runs(c, ino, h, lblk, n, convert_run, NULL);
+	ext2fs_extent_free(h);
+	return rc ? rc : ec_map_merge(c, ino, lblk, n);
+}
+
 int ec_map_merge(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n)
 {
 	blk64_t pos = lblk ? lblk - 1 : 0, end = lblk + n, next;

@@ -1,5 +1,6 @@
 /* server/map.h: the server's one reader and reshaper of extent maps: the run
- * of blocks a logical block belongs to, and merging neighbouring extents. */
+ * of blocks a logical block belongs to, where new blocks go, converting
+ * unwritten blocks and merging neighbouring extents. */
 #ifndef EC_MAP_H
 #define EC_MAP_H
 
@@ -25,6 +26,16 @@ int ec_map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t
  * (or right before the one after it), at the same distance as in the file,
  * so that extents can later join; ~0 (libext2fs chooses) for an empty file. */
 blk64_t ec_map_goal(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk);
+
+/* Gives every hole in [lblk, lblk + n) blocks of its own, unwritten or not,
+ * as few and as long runs as free space allows, starting at ec_map_goal():
+ * only the holes, never more (libext2fs's fallocate fills the whole hole
+ * around a range: a 1-block write before a far extent took the disk). */
+int ec_map_fill(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n, bool unwritten);
+
+/* Marks the unwritten blocks of [lblk, lblk + n) written (data has reached
+ * them) and joins what then fits together. */
+int ec_map_convert(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n);
 
 /* Joins every pair of neighbouring extents that touch [lblk, lblk + n) (the
  * extents on both sides included) and are logically and physically

@@ -28,44 +28,58 @@ int ec_write_data(struct ec_ctx *c, ext2_ino_t ino, const void *buf, uint64_t le
 		  uint64_t off);
 int ec_truncate(struct ec_ctx *c, ext2_ino_t ino, uint64_t size);
 
-/* handlers */
-void ec_op_init(void *userdata, struct fuse_conn_info *conn);
-void ec_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
-void ec_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
-void ec_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets);
-void ec_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
-void ec_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
-		   struct fuse_file_info *fi);
-void ec_op_readlink(fuse_req_t req, fuse_ino_t ino);
-void ec_op_statfs(fuse_req_t req, fuse_ino_t ino);
-void ec_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev);
-void ec_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode);
-void ec_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name);
-void ec_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
-		  struct fuse_file_info *fi);
-void ec_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname);
-void ec_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name);
-void ec_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name);
-void ec_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+/* handlers: each answers its request once (wire.h) */
+void ec_op_lookup(struct ec_req *req, uint64_t parent, const char *name);
+void ec_op_forget(struct ec_req *req, uint64_t ino, uint64_t nlookup);
+void ec_op_getattr(struct ec_req *req, uint64_t ino);
+void ec_op_setattr(struct ec_req *req, uint64_t ino, struct stat *attr, int to_set,
+		   struct ec_file *fi);
+void ec_op_readlink(struct ec_req *req, uint64_t ino);
+void ec_op_statfs(struct ec_req *req, uint64_t ino);
+void ec_op_mknod(struct ec_req *req, uint64_t parent, const char *name, mode_t mode, dev_t rdev);
+void ec_op_mkdir(struct ec_req *req, uint64_t parent, const char *name, mode_t mode);
+void ec_op_symlink(struct ec_req *req, const char *link, uint64_t parent, const char *name);
+void ec_op_create(struct ec_req *req, uint64_t parent, const char *name, mode_t mode,
+		  struct ec_file *fi);
+void ec_op_link(struct ec_req *req, uint64_t ino, uint64_t newparent, const char *newname);
+void ec_op_unlink(struct ec_req *req, uint64_t parent, const char *name);
+void ec_op_rmdir(struct ec_req *req, uint64_t parent, const char *name);
+void ec_op_rename(struct ec_req *req, uint64_t parent, const char *name, uint64_t newparent,
 		  const char *newname, unsigned int flags);
-void ec_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		   struct fuse_file_info *fi);
-void ec_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		       struct fuse_file_info *fi);
-void ec_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
-void ec_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi);
-void ec_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
-		 struct fuse_file_info *fi);
-void ec_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
-void ec_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
-void ec_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
-void ec_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
-		     struct fuse_file_info *fi);
-void ec_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse_file_info *fi);
-void ec_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+void ec_op_readdir(struct ec_req *req, uint64_t ino, size_t size, off_t off,
+		   struct ec_file *fi);
+void ec_op_readdirplus(struct ec_req *req, uint64_t ino, size_t size, off_t off,
+		       struct ec_file *fi);
+void ec_op_open(struct ec_req *req, uint64_t ino, struct ec_file *fi);
+void ec_op_read(struct ec_req *req, uint64_t ino, size_t size, off_t off, struct ec_file *fi);
+void ec_op_write(struct ec_req *req, uint64_t ino, const char *buf, size_t size, off_t off,
+		 struct ec_file *fi);
+void ec_op_flush(struct ec_req *req, uint64_t ino, struct ec_file *fi);
+void ec_op_release(struct ec_req *req, uint64_t ino, struct ec_file *fi);
+void ec_op_fsync(struct ec_req *req, uint64_t ino, int datasync, struct ec_file *fi);
+void ec_op_fallocate(struct ec_req *req, uint64_t ino, int mode, off_t offset, off_t length,
+		     struct ec_file *fi);
+void ec_op_lseek(struct ec_req *req, uint64_t ino, off_t off, int whence, struct ec_file *fi);
+void ec_op_setxattr(struct ec_req *req, uint64_t ino, const char *name, const char *value,
 		    size_t size, int flags);
-void ec_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size);
-void ec_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size);
-void ec_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
+void ec_op_getxattr(struct ec_req *req, uint64_t ino, const char *name, size_t size);
+void ec_op_listxattr(struct ec_req *req, uint64_t ino, size_t size);
+void ec_op_removexattr(struct ec_req *req, uint64_t ino, const char *name);
+/* FUSE_DESTROY: everything on the device before umount returns */
+void ec_op_destroy(struct ec_req *req);
+
+/* ops_iomap.c: iomap mode */
+/* At FUSE_INIT: asks for iomap (in *want, at protocol *minor) when the kernel
+ * offers it and the mount may use it; sets c->iomap. */
+void ec_iomap_init(struct ec_ctx *c, uint64_t offered, uint64_t *want, uint32_t *minor);
+/* After FUSE_INIT: registers the device; -1 (logged) when the kernel refuses. */
+int ec_iomap_start(struct ec_ctx *c);
+/* Does the kernel move this file's data itself (iomap mode, a file we map)? */
+bool ec_iomap_file(struct ec_ctx *c, const ec_inode *in);
+/* fuse_attr.flags for an attribute reply: iomap for the files it can map. */
+uint32_t ec_attr_flags(struct ec_ctx *c, const struct stat *st);
+/* Answers FUSE_IOMAP_BEGIN, END and IOEND (payload p, n bytes); false for
+ * any other opcode. */
+bool ec_iomap_dispatch(struct ec_req *req, uint32_t op, uint64_t node, const void *p, size_t n);
 
 #endif

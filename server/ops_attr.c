@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
-void ec_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+void ec_op_lookup(struct ec_req *req, uint64_t parent, const char *name)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
-	struct fuse_entry_param e;
+	struct ec_entry e;
 	ext2_ino_t ino;
 	int rc = ec_dir_lookup(c, ec_ino(parent), name, &ino);
 
@@ -22,62 +22,52 @@ void ec_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		rc = 0;
 	}
 	if (rc)
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 	else
-		fuse_reply_entry(req, &e);
+		ec_reply_entry(req, &e);
 }
 
-static void forget_one(struct ec_ctx *c, fuse_ino_t ino, uint64_t n)
+static void forget_one(struct ec_ctx *c, uint64_t ino, uint64_t n)
 {
 	if (!ec_nodes_unref(&c->nodes, ec_ino(ino), n))
 		ec_maybe_free(c, ec_ino(ino));
 }
 
-void ec_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+void ec_op_forget(struct ec_req *req, uint64_t ino, uint64_t nlookup)
 {
 	forget_one(ec_req_ctx(req), ino, nlookup);
-	fuse_reply_none(req);
+	ec_reply_none(req);
 }
 
-void ec_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
-{
-	size_t i;
-
-	for (i = 0; i < count; i++)
-		forget_one(ec_req_ctx(req), forgets[i].ino, forgets[i].nlookup);
-	fuse_reply_none(req);
-}
-
-void ec_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void ec_op_getattr(struct ec_req *req, uint64_t ino)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 	struct stat st;
 	ec_inode in;
 	int rc = ec_read_inode(c, ec_ino(ino), &in);
 
-	(void)fi;
 	if (rc) {
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 		return;
 	}
 	ec_inode_stat(c, ec_ino(ino), &in, &st);
-	fuse_reply_attr(req, &st, ec_attr_timeout());
+	ec_reply_attr(req, &st, ec_attr_timeout());
 }
 
 static void set_owner(ec_inode *in, const struct stat *attr, int to_set)
 {
-	if (to_set & FUSE_SET_ATTR_UID) {
+	if (to_set & EC_SET_ATTR_UID) {
 		in->i_uid = (__u16)attr->st_uid;
 		ext2fs_set_i_uid_high(*in, attr->st_uid >> 16);
 	}
-	if (to_set & FUSE_SET_ATTR_GID) {
+	if (to_set & EC_SET_ATTR_GID) {
 		in->i_gid = (__u16)attr->st_gid;
 		ext2fs_set_i_gid_high(*in, attr->st_gid >> 16);
 	}
 }
 
-void ec_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr, int to_set,
-		   struct fuse_file_info *fi)
+void ec_op_setattr(struct ec_req *req, uint64_t fino, struct stat *attr, int to_set,
+		   struct ec_file *fi)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 	ext2_ino_t ino = ec_ino(fino);
@@ -89,7 +79,7 @@ void ec_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr, int to_se
 	(void)fi;
 	EC_CHECK_RW(c, req);
 	rc = ec_read_inode(c, ino, &in);
-	if (!rc && (to_set & FUSE_SET_ATTR_SIZE)) {
+	if (!rc && (to_set & EC_SET_ATTR_SIZE)) {
 		if (LINUX_S_ISDIR(in.i_mode))
 			rc = EISDIR;
 		else if (!LINUX_S_ISREG(in.i_mode))
@@ -100,33 +90,33 @@ void ec_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr, int to_se
 			rc = ec_truncate(c, ino, (uint64_t)attr->st_size);
 		if (!rc)
 			rc = ec_read_inode(c, ino, &in);
-		if (!rc && !(to_set & FUSE_SET_ATTR_MTIME))
+		if (!rc && !(to_set & EC_SET_ATTR_MTIME))
 			ec_set_time(&in, EC_MTIME, now);
 	}
 	if (rc) {
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 		return;
 	}
-	if (to_set & FUSE_SET_ATTR_MODE)
+	if (to_set & EC_SET_ATTR_MODE)
 		in.i_mode = (__u16)((in.i_mode & LINUX_S_IFMT) | (attr->st_mode & 07777));
 	set_owner(&in, attr, to_set);
-	if (to_set & FUSE_SET_ATTR_ATIME)
-		ec_set_time(&in, EC_ATIME, (to_set & FUSE_SET_ATTR_ATIME_NOW) ? now : attr->st_atim);
-	if (to_set & FUSE_SET_ATTR_MTIME)
-		ec_set_time(&in, EC_MTIME, (to_set & FUSE_SET_ATTR_MTIME_NOW) ? now : attr->st_mtim);
-	ec_set_time(&in, EC_CTIME, (to_set & FUSE_SET_ATTR_CTIME) ? attr->st_ctim : now);
+	if (to_set & EC_SET_ATTR_ATIME)
+		ec_set_time(&in, EC_ATIME, (to_set & EC_SET_ATTR_ATIME_NOW) ? now : attr->st_atim);
+	if (to_set & EC_SET_ATTR_MTIME)
+		ec_set_time(&in, EC_MTIME, (to_set & EC_SET_ATTR_MTIME_NOW) ? now : attr->st_mtim);
+	ec_set_time(&in, EC_CTIME, (to_set & EC_SET_ATTR_CTIME) ? attr->st_ctim : now);
 	rc = ec_write_inode(c, ino, &in);
-	if (!rc && (to_set & FUSE_SET_ATTR_MODE) && !LINUX_S_ISLNK(in.i_mode))
+	if (!rc && (to_set & EC_SET_ATTR_MODE) && !LINUX_S_ISLNK(in.i_mode))
 		rc = ec_acl_chmod(c, ino, in.i_mode);
 	if (rc) {
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 		return;
 	}
 	ec_inode_stat(c, ino, &in, &st);
-	fuse_reply_attr(req, &st, ec_attr_timeout());
+	ec_reply_attr(req, &st, ec_attr_timeout());
 }
 
-void ec_op_readlink(fuse_req_t req, fuse_ino_t fino)
+void ec_op_readlink(struct ec_req *req, uint64_t fino)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 	ext2_ino_t ino = ec_ino(fino);
@@ -151,18 +141,18 @@ void ec_op_readlink(fuse_req_t req, fuse_ino_t fino)
 			rc = ec_corrupt(c, ino, "symlink shorter than its size");
 	}
 	if (rc) {
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 		return;
 	}
 	buf[size] = 0;
 	if (strlen(buf) != size) {
-		fuse_reply_err(req, ec_corrupt(c, ino, "NUL byte in symlink target"));
+		ec_reply_err(req, ec_corrupt(c, ino, "NUL byte in symlink target"));
 		return;
 	}
-	fuse_reply_readlink(req, buf);
+	ec_reply_readlink(req, buf);
 }
 
-void ec_op_statfs(fuse_req_t req, fuse_ino_t ino)
+void ec_op_statfs(struct ec_req *req, uint64_t ino)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 	struct ext2_super_block *sb = c->fs->super;
@@ -182,5 +172,5 @@ void ec_op_statfs(fuse_req_t req, fuse_ino_t ino)
 	memcpy(&lo, sb->s_uuid, 8);
 	memcpy(&hi, sb->s_uuid + 8, 8);
 	st.f_fsid = (unsigned long)(lo ^ hi);
-	fuse_reply_statfs(req, &st);
+	ec_reply_statfs(req, &st);
 }

@@ -10,7 +10,7 @@
 
 struct listing {
 	struct ec_ctx *c;
-	fuse_req_t req;
+	struct ec_req *req;
 	ext2_ino_t dir;
 	bool plus, full;
 	char *out;
@@ -36,7 +36,7 @@ static bool emit(struct listing *l, const struct ext2_dir_entry *d, uint64_t pos
 {
 	int len = ext2fs_dirent_name_len(d);
 	char name[EXT2_NAME_LEN + 1];
-	struct fuse_entry_param e;
+	struct ec_entry e;
 	size_t need;
 	bool dot;
 
@@ -51,8 +51,8 @@ static bool emit(struct listing *l, const struct ext2_dir_entry *d, uint64_t pos
 	memset(&e, 0, sizeof(e));
 	e.attr.st_ino = d->inode;
 	e.attr.st_mode = ft_mode(ext2fs_dirent_file_type(d));
-	need = l->plus ? fuse_add_direntry_plus(l->req, NULL, 0, name, NULL, 0)
-		       : fuse_add_direntry(l->req, NULL, 0, name, NULL, 0);
+	need = l->plus ? ec_add_direntry_plus(l->req, NULL, 0, name, NULL, 0)
+		       : ec_add_direntry(l->req, NULL, 0, name, NULL, 0);
 	if (need > l->size - l->used) {
 		l->full = true;
 		return false;
@@ -61,9 +61,9 @@ static bool emit(struct listing *l, const struct ext2_dir_entry *d, uint64_t pos
 	if (l->plus && !dot && (l->err = ec_make_entry(l->c, d->inode, &e)))
 		return false;
 	if (l->plus)
-		fuse_add_direntry_plus(l->req, l->out + l->used, need, name, &e, (off_t)pos + 1);
+		ec_add_direntry_plus(l->req, l->out + l->used, need, name, &e, (off_t)pos + 1);
 	else
-		fuse_add_direntry(l->req, l->out + l->used, need, name, &e.attr, (off_t)pos + 1);
+		ec_add_direntry(l->req, l->out + l->used, need, name, &e.attr, (off_t)pos + 1);
 	l->used += need;
 	return true;
 }
@@ -113,7 +113,7 @@ static int inline_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d, int of
 	return emit(l, d, l->ordinal++) ? 0 : DIRENT_ABORT;
 }
 
-static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
+static void list(struct ec_req *req, uint64_t ino, size_t size, off_t off, bool plus)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 	struct listing l = { .c = c, .req = req, .dir = ec_ino(ino), .plus = plus,
@@ -138,22 +138,22 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool pl
 	/* an entry that does not fit ends the batch; an error after some entries
 	 * is reported by the next call, which starts at the bad entry */
 	if (rc && !l.used)
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 	else
-		fuse_reply_buf(req, l.out, l.used);
+		ec_reply_buf(req, l.out, l.used);
 	free(l.out);
 	free(l.block);
 }
 
-void ec_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		   struct fuse_file_info *fi)
+void ec_op_readdir(struct ec_req *req, uint64_t ino, size_t size, off_t off,
+		   struct ec_file *fi)
 {
 	(void)fi;
 	list(req, ino, size, off, false);
 }
 
-void ec_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		       struct fuse_file_info *fi)
+void ec_op_readdirplus(struct ec_req *req, uint64_t ino, size_t size, off_t off,
+		       struct ec_file *fi)
 {
 	(void)fi;
 	list(req, ino, size, off, true);

@@ -25,7 +25,7 @@ static int check_new_name(struct ec_ctx *c, ext2_ino_t parent, const char *name,
 }
 
 /* Fills a fresh in-memory inode: mode, owner, times, generation, extra_isize. */
-static void init_inode(struct ec_ctx *c, fuse_req_t req, const ec_inode *dir, __u16 mode,
+static void init_inode(struct ec_ctx *c, struct ec_req *req, const ec_inode *dir, __u16 mode,
 		       ec_inode *in)
 {
 	struct timespec now = ec_now();
@@ -69,8 +69,8 @@ static void encode_rdev(ec_inode *in, dev_t rdev)
 }
 
 /* Creates a non-directory, non-symlink inode named name in parent. */
-static int make_node(struct ec_ctx *c, fuse_req_t req, ext2_ino_t parent, const char *name,
-		     mode_t mode, dev_t rdev, struct fuse_entry_param *e)
+static int make_node(struct ec_ctx *c, struct ec_req *req, ext2_ino_t parent, const char *name,
+		     mode_t mode, dev_t rdev, struct ec_entry *e)
 {
 	struct ec_acl_inherit ai;
 	ec_inode dir, in;
@@ -80,7 +80,7 @@ static int make_node(struct ec_ctx *c, fuse_req_t req, ext2_ino_t parent, const 
 	int rc = check_new_name(c, parent, name, &dir);
 
 	if (!rc)
-		rc = ec_acl_prepare(c, parent, &m, fuse_req_ctx(req)->umask, &ai);
+		rc = ec_acl_prepare(c, parent, &m, req->umask, &ai);
 	if (rc)
 		return rc;
 	err = ext2fs_new_inode(c->fs, parent, (int)mode, NULL, &ino);
@@ -111,10 +111,10 @@ static int make_node(struct ec_ctx *c, fuse_req_t req, ext2_ino_t parent, const 
 	return rc ? rc : ec_make_entry(c, ino, e);
 }
 
-void ec_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+void ec_op_mknod(struct ec_req *req, uint64_t parent, const char *name, mode_t mode, dev_t rdev)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
-	struct fuse_entry_param e;
+	struct ec_entry e;
 	int rc;
 
 	EC_CHECK_RW(c, req);
@@ -123,26 +123,26 @@ void ec_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mod
 	else
 		rc = make_node(c, req, ec_ino(parent), name, mode, rdev, &e);
 	if (rc)
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 	else
-		fuse_reply_entry(req, &e);
+		ec_reply_entry(req, &e);
 }
 
-void ec_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
-		  struct fuse_file_info *fi)
+void ec_op_create(struct ec_req *req, uint64_t parent, const char *name, mode_t mode,
+		  struct ec_file *fi)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
-	struct fuse_entry_param e;
+	struct ec_entry e;
 	int rc;
 
 	EC_CHECK_RW(c, req);
 	rc = make_node(c, req, ec_ino(parent), name, (mode & 07777) | S_IFREG, 0, &e);
 	if (rc) {
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 		return;
 	}
 	fi->keep_cache = 1;
-	fuse_reply_create(req, &e, fi);
+	ec_reply_create(req, &e, fi);
 }
 
 /* libext2fs calls that create name in parent themselves; retried once
@@ -166,8 +166,8 @@ static errcode_t mkdir_call(struct ec_ctx *c, ext2_ino_t parent, ext2_ino_t ino,
 }
 
 /* mkdir and symlink: libext2fs builds the inode, we set owner, mode and times. */
-static int make_with_lib(struct ec_ctx *c, fuse_req_t req, ext2_ino_t parent, const char *name,
-			 __u16 mode, const char *target, struct fuse_entry_param *e)
+static int make_with_lib(struct ec_ctx *c, struct ec_req *req, ext2_ino_t parent, const char *name,
+			 __u16 mode, const char *target, struct ec_entry *e)
 {
 	struct ec_acl_inherit ai = { NULL, 0, NULL, 0 };
 	ec_inode dir, in, tmpl;
@@ -180,7 +180,7 @@ static int make_with_lib(struct ec_ctx *c, fuse_req_t req, ext2_ino_t parent, co
 	    !ext2fs_has_feature_dir_nlink(c->fs->super))
 		rc = EMLINK;
 	if (!rc && isdir)
-		rc = ec_acl_prepare(c, parent, &mode, fuse_req_ctx(req)->umask, &ai);
+		rc = ec_acl_prepare(c, parent, &mode, req->umask, &ai);
 	if (rc)
 		return rc;
 	err = ext2fs_new_inode(c->fs, parent, mode, NULL, &ino);
@@ -224,25 +224,25 @@ static int make_with_lib(struct ec_ctx *c, fuse_req_t req, ext2_ino_t parent, co
 	return rc ? rc : ec_make_entry(c, ino, e);
 }
 
-void ec_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+void ec_op_mkdir(struct ec_req *req, uint64_t parent, const char *name, mode_t mode)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
-	struct fuse_entry_param e;
+	struct ec_entry e;
 	int rc;
 
 	EC_CHECK_RW(c, req);
 	rc = make_with_lib(c, req, ec_ino(parent), name, (__u16)((mode & 07777) | LINUX_S_IFDIR),
 			   NULL, &e);
 	if (rc)
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 	else
-		fuse_reply_entry(req, &e);
+		ec_reply_entry(req, &e);
 }
 
-void ec_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+void ec_op_symlink(struct ec_req *req, const char *link, uint64_t parent, const char *name)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
-	struct fuse_entry_param e;
+	struct ec_entry e;
 	size_t len = strlen(link);
 	int rc;
 
@@ -254,16 +254,16 @@ void ec_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const ch
 	else
 		rc = make_with_lib(c, req, ec_ino(parent), name, LINUX_S_IFLNK | 0777, link, &e);
 	if (rc)
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 	else
-		fuse_reply_entry(req, &e);
+		ec_reply_entry(req, &e);
 }
 
-void ec_op_link(fuse_req_t req, fuse_ino_t fino, fuse_ino_t newparent, const char *newname)
+void ec_op_link(struct ec_req *req, uint64_t fino, uint64_t newparent, const char *newname)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 	ext2_ino_t ino = ec_ino(fino), parent = ec_ino(newparent);
-	struct fuse_entry_param e;
+	struct ec_entry e;
 	ec_inode dir, in;
 	int rc;
 
@@ -287,9 +287,9 @@ void ec_op_link(fuse_req_t req, fuse_ino_t fino, fuse_ino_t newparent, const cha
 	if (!rc)
 		rc = ec_make_entry(c, ino, &e);
 	if (rc)
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 	else
-		fuse_reply_entry(req, &e);
+		ec_reply_entry(req, &e);
 }
 
 /* Removes name from parent and drops one link of its inode (all links of a
@@ -328,18 +328,18 @@ static int remove_name(struct ec_ctx *c, ext2_ino_t parent, const char *name, bo
 	return rc ? rc : ec_maybe_free(c, ino);
 }
 
-void ec_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+void ec_op_unlink(struct ec_req *req, uint64_t parent, const char *name)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 
 	EC_CHECK_RW(c, req);
-	fuse_reply_err(req, remove_name(c, ec_ino(parent), name, false));
+	ec_reply_err(req, remove_name(c, ec_ino(parent), name, false));
 }
 
-void ec_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+void ec_op_rmdir(struct ec_req *req, uint64_t parent, const char *name)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 
 	EC_CHECK_RW(c, req);
-	fuse_reply_err(req, remove_name(c, ec_ino(parent), name, true));
+	ec_reply_err(req, remove_name(c, ec_ino(parent), name, true));
 }

@@ -146,7 +146,7 @@ static int do_rename(struct ec_ctx *c, struct side *s, struct side *d, unsigned 
 	return rename_over(c, s, d, exists);
 }
 
-void ec_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+void ec_op_rename(struct ec_req *req, uint64_t parent, const char *name, uint64_t newparent,
 		  const char *newname, unsigned int flags)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
@@ -154,5 +154,5 @@ void ec_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_
 	struct side d = { .dir = ec_ino(newparent), .name = newname };
 
 	EC_CHECK_RW(c, req);
-	fuse_reply_err(req, do_rename(c, &s, &d, flags));
+	ec_reply_err(req, do_rename(c, &s, &d, flags));
 }

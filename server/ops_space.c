@@ -25,21 +25,25 @@ static int zero_bytes(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, uint64_t e
 	return rc;
 }
 
-/* Zeros [off, end) inside the file: partial blocks are written with zeros,
- * whole blocks are deallocated. */
-static int punch(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, uint64_t end)
+/* Zeros [off, end) inside the file: partial blocks are written with zeros
+ * (iomap files: by the kernel, through its page cache; the server must not
+ * touch their data), whole blocks are deallocated. */
+static int punch(struct ec_ctx *c, ext2_ino_t ino, const ec_inode *in, uint64_t off,
+		 uint64_t end)
 {
 	uint64_t bs = c->fs->blocksize;
 	uint64_t first = (off + bs - 1) / bs, last = end / bs; /* whole blocks [first, last) */
+	bool data = !ec_iomap_file(c, in);
 	errcode_t err;
-	int rc;
+	int rc = 0;
 
 	if (end <= off)
 		return 0;
 	if (first >= last)
-		return zero_bytes(c, ino, off, end);
-	rc = zero_bytes(c, ino, off, first * bs);
-	if (!rc)
+		return data ? zero_bytes(c, ino, off, end) : 0;
+	if (data)
+		rc = zero_bytes(c, ino, off, first * bs);
+	if (!rc && data)
 		rc = zero_bytes(c, ino, last * bs, end);
 	if (rc)
 		return rc;
@@ -50,10 +54,7 @@ static int punch(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, uint64_t end)
 static int allocate(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, uint64_t end)
 {
 	uint64_t bs = c->fs->blocksize, first = off / bs, last = (end + bs - 1) / bs;
-	errcode_t err = ext2fs_fallocate(c->fs, EXT2_FALLOCATE_FORCE_UNINIT, ino, NULL,
-					 ec_map_goal(c, ino, first), first, last - first);
-
-	return err ? ec_errno(c, err, ino, "fallocate") : ec_map_merge(c, ino, first, last - first);
+	return ec_map_fill(c, ino, first, last - first, true);
 }
 
 static int do_fallocate(struct ec_ctx *c, ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
@@ -78,9 +79,9 @@ static int do_fallocate(struct ec_ctx *c, ext2_ino_t ino, int mode, uint64_t off
 		return EFBIG;
 	size = ec_isize(&in);
 	if (mode & FALLOC_FL_PUNCH_HOLE)
-		rc = punch(c, ino, off, end < size ? end : size);
+		rc = punch(c, ino, &in, off, end < size ? end : size);
 	else if (mode & FALLOC_FL_ZERO_RANGE) {
-		rc = punch(c, ino, off, end < size ? end : size);
+		rc = punch(c, ino, &in, off, end < size ? end : size);
 		if (!rc)
 			rc = allocate(c, ino, off, end);
 	} else {
@@ -91,18 +92,18 @@ static int do_fallocate(struct ec_ctx *c, ext2_ino_t ino, int mode, uint64_t off
 	return rc ? rc : ec_touch(c, ino, true);
 }
 
-void ec_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
-		     struct fuse_file_info *fi)
+void ec_op_fallocate(struct ec_req *req, uint64_t ino, int mode, off_t offset, off_t length,
+		     struct ec_file *fi)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 
 	(void)fi;
 	EC_CHECK_RW(c, req);
 	if (offset < 0 || length <= 0) {
-		fuse_reply_err(req, EINVAL);
+		ec_reply_err(req, EINVAL);
 		return;
 	}
-	fuse_reply_err(req, do_fallocate(c, ec_ino(ino), mode, (uint64_t)offset, (uint64_t)length));
+	ec_reply_err(req, do_fallocate(c, ec_ino(ino), mode, (uint64_t)offset, (uint64_t)length));
 }
 
 /* SEEK_DATA/SEEK_HOLE in an extent-mapped file, run by run (map.c). */
@@ -199,7 +200,7 @@ static int do_lseek(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, int whence, 
 	}
 }
 
-void ec_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse_file_info *fi)
+void ec_op_lseek(struct ec_req *req, uint64_t ino, off_t off, int whence, struct ec_file *fi)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 	uint64_t res = 0;
@@ -213,7 +214,7 @@ void ec_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct f
 	else
 		rc = do_lseek(c, ec_ino(ino), (uint64_t)off, whence, &res);
 	if (rc)
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 	else
-		fuse_reply_lseek(req, (off_t)res);
+		ec_reply_lseek(req, (off_t)res);
 }

@@ -82,7 +82,7 @@ static int set_mode(struct ec_ctx *c, ext2_ino_t ino, __u16 mode)
 	return ec_write_inode(c, ino, &in);
 }
 
-void ec_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name, const char *value,
+void ec_op_setxattr(struct ec_req *req, uint64_t fino, const char *name, const char *value,
 		    size_t size, int flags)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
@@ -95,20 +95,20 @@ void ec_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name, const cha
 
 	EC_CHECK_RW(c, req);
 	if (!name_allowed(name)) {
-		fuse_reply_err(req, EOPNOTSUPP);
+		ec_reply_err(req, EOPNOTSUPP);
 		return;
 	}
 	if (strlen(name) > XATTR_NAME_MAX) {
-		fuse_reply_err(req, ERANGE);
+		ec_reply_err(req, ERANGE);
 		return;
 	}
 	if (!strcmp(name, EC_ACL_ACCESS) && (rc = ec_acl_to_mode(value, size, &mode, &extended))) {
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 		return;
 	}
 	rc = open_for_change(c, ino, name, &h, &found);
 	if (rc) {
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 		return;
 	}
 	if (found && (flags & XATTR_CREATE))
@@ -124,10 +124,10 @@ void ec_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name, const cha
 		rc = set_mode(c, ino, mode);
 	else if (!rc)
 		rc = ec_touch(c, ino, false);
-	fuse_reply_err(req, rc);
+	ec_reply_err(req, rc);
 }
 
-void ec_op_getxattr(fuse_req_t req, fuse_ino_t fino, const char *name, size_t size)
+void ec_op_getxattr(struct ec_req *req, uint64_t fino, const char *name, size_t size)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 	ext2_ino_t ino = ec_ino(fino);
@@ -138,7 +138,7 @@ void ec_op_getxattr(fuse_req_t req, fuse_ino_t fino, const char *name, size_t si
 	int rc;
 
 	if (!name_allowed(name)) {
-		fuse_reply_err(req, strncmp(name, "system.", 7) ? EOPNOTSUPP : ENODATA);
+		ec_reply_err(req, strncmp(name, "system.", 7) ? EOPNOTSUPP : ENODATA);
 		return;
 	}
 	rc = open_xattrs(c, ino, &h);
@@ -150,11 +150,11 @@ void ec_op_getxattr(fuse_req_t req, fuse_ino_t fino, const char *name, size_t si
 	if (!rc && size && len > size)
 		rc = ERANGE;
 	if (rc)
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 	else if (!size)
-		fuse_reply_xattr(req, len);
+		ec_reply_xattr(req, len);
 	else
-		fuse_reply_buf(req, val, len);
+		ec_reply_buf(req, val, len);
 	ext2fs_free_mem(&val);
 }
 
@@ -187,7 +187,7 @@ static int list_cb(char *name, char *value, size_t value_len, void *priv)
 	return 0;
 }
 
-void ec_op_listxattr(fuse_req_t req, fuse_ino_t fino, size_t size)
+void ec_op_listxattr(struct ec_req *req, uint64_t fino, size_t size)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 	ext2_ino_t ino = ec_ino(fino);
@@ -203,15 +203,15 @@ void ec_op_listxattr(fuse_req_t req, fuse_ino_t fino, size_t size)
 	if (!rc && size && n.len > size)
 		rc = ERANGE;
 	if (rc)
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 	else if (!size)
-		fuse_reply_xattr(req, n.len);
+		ec_reply_xattr(req, n.len);
 	else
-		fuse_reply_buf(req, n.buf, n.len);
+		ec_reply_buf(req, n.buf, n.len);
 	free(n.buf);
 }
 
-void ec_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
+void ec_op_removexattr(struct ec_req *req, uint64_t fino, const char *name)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 	ext2_ino_t ino = ec_ino(fino);
@@ -222,12 +222,12 @@ void ec_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
 
 	EC_CHECK_RW(c, req);
 	if (!name_allowed(name)) {
-		fuse_reply_err(req, EOPNOTSUPP);
+		ec_reply_err(req, EOPNOTSUPP);
 		return;
 	}
 	rc = open_for_change(c, ino, name, &h, &found);
 	if (rc) {
-		fuse_reply_err(req, rc);
+		ec_reply_err(req, rc);
 		return;
 	}
 	if (!found)
@@ -237,5 +237,5 @@ void ec_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
 	rc = close_xattrs(c, ino, &h, rc);
 	if (!rc)
 		rc = ec_touch(c, ino, false);
-	fuse_reply_err(req, rc);
+	ec_reply_err(req, rc);
 }

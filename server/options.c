@@ -28,6 +28,15 @@ static int parse_id(const char *s, uint32_t *out)
 	return 0;
 }
 
+/* The index of value in vals[first..n), or -1. */
+static int choice(const char *value, const char *const *vals, int first, int n)
+{
+	for (int i = first; i < n; i++)
+		if (!strcmp(value, vals[i]))
+			return i;
+	return -1;
+}
+
 static int parse_one(struct ec_options *o, const char *opt, char *err, size_t errlen)
 {
 	static const struct { const char *name; size_t off; bool val; } flags[] = {
@@ -41,7 +50,9 @@ static int parse_one(struct ec_options *o, const char *opt, char *err, size_t er
 		{ "debug", offsetof(struct ec_options, debug), true },
 	};
 	static const char *const errvals[] = { NULL, "continue", "remount-ro", "panic" };
+	static const char *const iomapvals[] = { "auto", "on", "off" };
 	size_t i;
+	int v;
 
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		if (!strcmp(opt, flags[i].name)) {
@@ -53,14 +64,23 @@ static int parse_one(struct ec_options *o, const char *opt, char *err, size_t er
 		if (!strcmp(opt, ignored[i]))
 			return 0;
 	if (!strncmp(opt, "errors=", 7)) {
-		for (i = 1; i < 4; i++) {
-			if (!strcmp(opt + 7, errvals[i])) {
-				o->errors = (enum ec_errors)i;
-				return 0;
-			}
+		v = choice(opt + 7, errvals, 1, 4);
+		if (v < 0) {
+			snprintf(err, errlen, "bad value in '%s': use errors=continue, remount-ro or "
+				 "panic", opt);
+			return -1;
 		}
-		snprintf(err, errlen, "bad value in '%s': use errors=continue, remount-ro or panic", opt);
-		return -1;
+		o->errors = (enum ec_errors)v;
+		return 0;
+	}
+	if (!strncmp(opt, "iomap=", 6)) {
+		v = choice(opt + 6, iomapvals, 0, 3);
+		if (v < 0) {
+			snprintf(err, errlen, "bad value in '%s': use iomap=auto, on or off", opt);
+			return -1;
+		}
+		o->iomap = (enum ec_iomap)v;
+		return 0;
 	}
 	if (!strncmp(opt, "uid=", 4) || !strncmp(opt, "gid=", 4)) {
 		bool isuid = opt[0] == 'u';

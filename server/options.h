@@ -14,6 +14,14 @@ enum ec_errors {
 	EC_ERRORS_PANIC = 3,
 };
 
+/* iomap=: auto (when the kernel offers it and the connection was marked),
+ * on (the mount fails without it), off (classic FUSE). */
+enum ec_iomap {
+	EC_IOMAP_AUTO = 0,
+	EC_IOMAP_ON = 1,
+	EC_IOMAP_OFF = 2,
+};
+
 struct ec_options {
 	bool ro;		/* ro (default rw) */
 	bool kernel;		/* allow_other + default_permissions */
@@ -22,6 +30,7 @@ struct ec_options {
 	bool norecovery;	/* do not replay the journal (forces ro) */
 	bool debug;		/* log every request */
 	enum ec_errors errors;
+	enum ec_iomap iomap;
 	bool has_uid, has_gid;	/* uid=/gid=: owner shown for every inode */
 	uint32_t uid, gid;
 };

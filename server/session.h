@@ -1,12 +1,18 @@
-/* server/session.h: the FUSE session and the request loop the server owns. */
+/* server/session.h: the mount a server run by hand makes for itself, and the
+ * signals that stop serving. The request loop is wire.c. */
 #ifndef EC_SESSION_H
 #define EC_SESSION_H
 
 #include "ctx.h"
 
-/* Creates the low-level session for c (mount options from c->opt). */
-int ec_session_new(struct ec_ctx *c, const char *fsname);
-/* Serves requests one at a time until unmount or a signal; 0 or -1. */
-int ec_session_loop(struct ec_ctx *c);
+/* Mounts c on mnt through libfuse (as root, or through the setuid
+ * fusermount3 for a user), with fsname=fsname and the options of c->opt;
+ * sets c->fuse_fd. 0, or -1 after logging why. */
+int ec_session_mount(struct ec_ctx *c, const char *fsname, const char *mnt);
+/* Unmounts what ec_session_mount mounted (unsandboxed servers only: a
+ * sandboxed one may not unmount) and forgets it. */
+void ec_session_unmount(struct ec_ctx *c, bool unmount);
+/* SIGTERM, SIGINT and SIGHUP stop the request loop; SIGPIPE is ignored. */
+int ec_session_signals(void);
 
 #endif

@@ -45,7 +45,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "iomap-proto.h"
+#include "../../proto/fuse_iomap.h"
 #include "model.h"
 #include "wdurable.h"
 #include "whostile.h"

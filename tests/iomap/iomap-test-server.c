@@ -41,7 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "iomap-proto.h"
+#include "../../proto/fuse_iomap.h"
 #include "model.h"
 #include "wdurable.h"
 #include "wfile.h"

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "iomap-proto.h"
+#include "../../proto/fuse_iomap.h"
 
 /* Set up an empty w of at most max bytes, with blocks from [base, end) of
  * the device; 0 or ENOMEM. */

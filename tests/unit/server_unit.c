@@ -41,6 +41,12 @@ static void t_options(void)
 	     ec_options_parse(&o, "gid=12x", err, sizeof(err)) == 0 ||
 	     ec_options_parse(&o, "uid=", err, sizeof(err)) == 0;
 	report("options/bad-ids", !rc, "a bad uid=/gid= value was accepted");
+	memset(&o, 0, sizeof(o));
+	rc = ec_options_parse(&o, "iomap=on", err, sizeof(err));
+	report("options/iomap", !rc && o.iomap == EC_IOMAP_ON &&
+	       !ec_options_parse(&o, "iomap=off", err, sizeof(err)) && o.iomap == EC_IOMAP_OFF &&
+	       !ec_options_parse(&o, "iomap=auto", err, sizeof(err)) && o.iomap == EC_IOMAP_AUTO &&
+	       ec_options_parse(&o, "iomap=yes", err, sizeof(err)) && strstr(err, "iomap=auto"), err);
 }
 
 static void t_features(void)

@@ -1,0 +1,133 @@
+#!/bin/bash
+# tests/qemu/guest/server-iomap.sh: ext4cell-server in iomap mode, in a guest
+# booted with our kernel series (fuse.enable_iomap=1): mount.fuse.ext4 marks
+# the connection and hands it to the socket-activated server (as the units do,
+# without systemd), which must negotiate iomap. Then, on 4 KiB and 1 KiB
+# (sub-page) block filesystems: streaming buffered and O_DIRECT writes and
+# reads, a shared mmap written, closed and unmapped just before umount (the
+# raw device must hold it the moment umount returns), FIEMAP against debugfs,
+# SEEK_DATA/SEEK_HOLE, the POSIX suite, no FUSE READ/WRITE for file data (the
+# server's request counts), e2fsck -fn clean; and the server killed during a
+# streaming write: the writer gets an error, umount works, e2fsck repairs.
+# Prints 'ok - iomap-server/NAME' or 'not ok - iomap-server/NAME' with '# '
+# diagnostics. Usage: server-iomap.sh DISK4K DISK1K
+set -u
+repo=$(pwd)
+build=$repo/build/test rel=$repo/build
+sock=/run/ext4cell/ext4.sock mnt=/tmp/ec
+log=/tmp/server.log
+d4=$1 d1=$2
+ok() { echo "ok - iomap-server/$1"; }
+notok() {
+	echo "not ok - iomap-server/$1"
+	shift
+	for d in "$@"; do
+		if [ -f "$d" ]; then tail -n 25 "$d" | sed 's/^/# /'; else echo "# $d"; fi
+	done
+}
+check() { # check NAME CMD...: ok when CMD succeeds, its output as diagnostics
+	local name=$1
+	shift
+	if "$@" >/tmp/check.out 2>&1; then ok "$name"; else notok "$name" /tmp/check.out; fi
+}
+
+mkdir -p /run/ext4cell "$mnt"
+export ASAN_OPTIONS=detect_leaks=0
+systemd-socket-activate --accept --seqpacket -l "$sock" "$build/ext4cell-server" --socket \
+	2>>"$log" &
+for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
+
+# mount DEV NAME: mounts DEV on $mnt through the helper, checks the mode
+mount_ec() {
+	if ! "$rel/mount.fuse.ext4" -v -o iomap=on,kernel "$1" "$mnt" >/tmp/helper.log 2>&1; then
+		notok "$2/mount" /tmp/helper.log "$log"
+		return 1
+	fi
+	if grep -qx "mount.fuse.ext4: the kernel allows FUSE iomap on this mount" /tmp/helper.log &&
+	   grep -qx "mount.fuse.ext4: the server accepts $1 (iomap mode)" /tmp/helper.log; then
+		ok "$2/mount"
+	else
+		notok "$2/mount" /tmp/helper.log "$log"
+	fi
+}
+# umount_ec: umount, and the server instance's request counts from its log
+umount_ec() {
+	umount "$mnt" || return 1
+	for _ in $(seq 100); do pgrep -f "^$build/ext4cell-server --socket" >/dev/null || break; sleep 0.1; done
+	tail -n 5 "$log" | grep "requests:" | tail -1 >/tmp/counts
+}
+
+# same DEV FILE WANT: the raw device holds WANT's bytes as FILE (debugfs)
+same() { debugfs -R "dump $2 /tmp/raw" "$1" >/dev/null 2>&1 && cmp /tmp/raw "$3"; }
+
+run_fs() { # run_fs DEV BLOCKSIZE
+	local dev=$1 bs=$2 n=fs$2
+	mkfs.ext4 -q -F -b "$bs" "$dev" || { notok "$n/mkfs"; return; }
+	mount_ec "$dev" "$n" || return
+	head -c 64M /dev/urandom >/tmp/big
+	check "$n/stream-buffered" bash -c "dd if=/tmp/big of=$mnt/big bs=1M status=none conv=fsync &&
+		echo 3 >/proc/sys/vm/drop_caches && cmp /tmp/big $mnt/big"
+	head -c 16M /tmp/big >/tmp/dio.want
+	check "$n/stream-direct" bash -c "dd if=/tmp/dio.want of=$mnt/dio bs=1M oflag=direct status=none &&
+		dd if=$mnt/dio of=/tmp/dio.back bs=1M iflag=direct status=none && cmp /tmp/dio.back /tmp/dio.want"
+	python3 - "$mnt/sparse" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR)
+for i in range(64):
+    os.pwrite(fd, bytes([i + 1]) * 8192, i * 65536)
+os.close(fd)
+PY
+	check "$n/seek" python3 - "$mnt/sparse" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for i in range(63):
+    assert os.lseek(fd, i * 65536 + 100, os.SEEK_DATA) == i * 65536 + 100
+    assert os.lseek(fd, i * 65536 + 100, os.SEEK_HOLE) == i * 65536 + 8192, i
+    assert os.lseek(fd, i * 65536 + 8192, os.SEEK_DATA) == (i + 1) * 65536, i
+PY
+	filefrag -v "$mnt/sparse" >/tmp/fiemap 2>&1
+	mkdir -p "$mnt/posix"
+	check "$n/posix" "$build/tests/host/posix" "$mnt/posix" "iomap-$bs"
+	python3 - "$mnt/mm" <<'PY'
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR)
+os.ftruncate(fd, 1 << 20)
+m = mmap.mmap(fd, 1 << 20, mmap.MAP_SHARED)
+os.close(fd)
+m[:] = bytes(range(256)) * 4096
+m.close()
+PY
+	python3 -c "import sys; sys.stdout.buffer.write(bytes(range(256)) * 4096)" >/tmp/mm.want
+	if umount_ec; then ok "$n/umount"; else notok "$n/umount" "$log"; return; fi
+	check "$n/mmap-durable-at-umount" same "$dev" /mm /tmp/mm.want
+	check "$n/big-on-device" same "$dev" /big /tmp/big
+	# FIEMAP (through the mount) against the extent tree (debugfs, unmounted)
+	awk '/^ *[0-9]+:/ {gsub(/[.:]/, " "); print $2, $4}' /tmp/fiemap >/tmp/fiemap.ext
+	debugfs -R "ex /sparse" "$dev" 2>/dev/null |
+		awk -v bs="$bs" 'NR > 1 && $1 + 0 == $2 + 0 {print $5 * bs / 4096, $8 * bs / 4096}' >/tmp/debugfs.ext
+	check "$n/fiemap-matches-debugfs" bash -c "[ -s /tmp/fiemap.ext ] && diff /tmp/fiemap.ext /tmp/debugfs.ext ||
+		{ cat /tmp/fiemap; exit 1; }"
+	check "$n/no-file-data-through-fuse" bash -c "grep -Eq ' 0 READ, 0 WRITE' /tmp/counts ||
+		{ cat /tmp/counts; exit 1; }"
+	check "$n/e2fsck" e2fsck -fn "$dev"
+}
+
+run_fs "$d4" 4096
+run_fs "$d1" 1024
+
+# the server killed during a streaming write
+mkfs.ext4 -q -F "$d4"
+if mount_ec "$d4" kill >/dev/null; then
+	dd if=/dev/zero of="$mnt/w" bs=1M count=512 oflag=direct status=none 2>/tmp/dd.err &
+	dd_pid=$!
+	sleep 2
+	pkill -KILL -f "^$build/ext4cell-server --socket"
+	for _ in $(seq 600); do kill -0 $dd_pid 2>/dev/null || break; sleep 0.1; done
+	kill -0 $dd_pid 2>/dev/null && rc=124 || { wait $dd_pid; rc=$?; }
+	if [ $rc != 0 ] && [ $rc != 124 ]; then ok "kill/writer-error"; else notok "kill/writer-error" "dd exit $rc"; fi
+	check kill/umount timeout 30 umount "$mnt"
+	e2fsck -fy "$d4" >/tmp/fsck.log 2>&1
+	check kill/e2fsck-repairs e2fsck -fn "$d4"
+else
+	notok kill/mount /tmp/helper.log "$log"
+fi
