@@ -8,12 +8,7 @@ mkfs.ext4 -q -F -b 4096 "$dev" 512M && mount -t ext4 "$dev" /tmp/ext4 || exit 1
 st=$("$bin/iomap-test-server" --bench "$dev" /tmp/iomap 2>&1)
 [ "$st" = "iomap=1 dev=1" ] || { echo "bench: the test server said '$st'"; exit 1; }
 
-# MB/s of a dd command, from its own byte count and seconds
-mbps() {
-	"$@" 2>&1 | awk '/copied/ { for (i = 1; i <= NF; i++) if ($i == "s,") t = $(i - 1)
-		printf "%.1f", $1 / t / 1e6 }'
-}
-cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+. "$(dirname "$0")/guest-lib.sh"
 declare -A r
 measure() { # NAME FILE: best of two rounds of each
 	local k v
@@ -30,7 +25,6 @@ measure() { # NAME FILE: best of two rounds of each
 		r[$1,direct-read]=$(best "${r[$1,direct-read]:-0}" "$v")
 	done
 }
-best() { awk -v a="$1" -v b="$2" 'BEGIN { print (b + 0 > a + 0) ? b : a }'; }
 measure ext4 /tmp/ext4/f
 measure iomap /tmp/iomap/w
 printf '%-15s %10s %10s %8s\n' "" "ext4 MB/s" "iomap MB/s" "ratio"

@@ -45,8 +45,8 @@ if mount -t fuse.ext4 -o noatime -v /dev/vdb /mnt/a >"$log" 2>&1; then ok root-m
 check findmnt bash -c '[ "$(findmnt -no SOURCE,FSTYPE /mnt/a)" = "/dev/vdb fuse.ext4" ] ||
 	findmnt /mnt/a'
 check io bash -c 'mountpoint -q /mnt/a && echo hello >/mnt/a/f && [ "$(cat /mnt/a/f)" = hello ] && mkdir /mnt/a/d && ls /mnt/a/d'
-check iomap-offered-classic-used bash -c '{ grep -x "mount.fuse.ext4: the kernel allows FUSE iomap on this mount" '"$log"' &&
-	grep -x "mount.fuse.ext4: the server accepts /dev/vdb (classic mode)" '"$log"'; } || { cat '"$log"'; exit 1; }'
+check iomap-used bash -c '{ grep -x "mount.fuse.ext4: the kernel allows FUSE iomap on this mount" '"$log"' &&
+	grep -x "mount.fuse.ext4: the server accepts /dev/vdb (iomap mode)" '"$log"'; } || { cat '"$log"'; exit 1; }'
 check one-instance wait_instances 1
 unit=$(systemctl list-units --no-legend --plain --state=active 'ext4cell@*.service' | awk '{print $1; exit}')
 check instance-status bash -c "[ -n '$unit' ] && systemctl status --no-pager '$unit' | grep -q ext4cell-server"
@@ -54,7 +54,7 @@ pid=$(systemctl show -p MainPID --value "$unit")
 check instance-sandbox bash -c "s=/proc/$pid/status; grep -q '^Seccomp:[[:space:]]*2' \$s &&
 	grep -q '^CapEff:[[:space:]]*0000000000000000' \$s && grep -q '^CapBnd:[[:space:]]*0000000000000000' \$s &&
 	! grep -q '^Uid:[[:space:]]*0[[:space:]]' \$s && grep -q '^NoNewPrivs:[[:space:]]*1' \$s || { cat \$s; exit 1; }"
-check instance-notify bash -c "[ \"\$(systemctl show -p StatusText --value '$unit')\" = 'serving /dev/vdb (classic mode, rw)' ] ||
+check instance-notify bash -c "[ \"\$(systemctl show -p StatusText --value '$unit')\" = 'serving /dev/vdb (iomap mode, rw)' ] ||
 	{ systemctl show -p Type,NotifyAccess,StatusText,ActiveState '$unit'; exit 1; }"
 
 # --- a device already in use (here: mounted through ext4cell) is refused
