@@ -114,6 +114,42 @@ durable() { # CHECK CASE...
 durable umount-mmap umount-mmap umount-destroy
 durable syncfs syncfs sync
 
+# Timestamps (iomap-check times, wtimes.c): a buffered write, an O_DIRECT
+# write, ftruncate and a store through a shared mapping after close each
+# move mtime and ctime of w; after fsync the server has the times stat
+# shows; the store's times survive munmap and drop_caches although the
+# server lets the kernel forget w at once (--forget-w: a new inode takes
+# the server's times); after umount and a mount by the next server (which
+# starts from the times the last one stored) stat and the server show the
+# times stat showed last.
+times_case() {
+	local st st2 res res2 t b n line
+	st=$($srv --forget-w $dev $mnt 2>&1)
+	res=$(timeout 120 $chk times $mnt 2>&1)
+	unmount
+	t=$(echo "$res" | grep -a -m1 '^times [0-9]' | cut -d' ' -f2-)
+	st2=$($srv $dev $mnt 2>&1)
+	res2=$(timeout 60 $chk times-remount $mnt ${t:-none none} 2>&1)
+	unmount
+	newlog
+	b=$(badlog)
+	for n in times-buffered times-direct times-truncate times-fsync times-mmap times-remount; do
+		line=$(printf '%s\n%s\n' "$res" "$res2" | grep -a -m1 "^case $n \(ok\|FAIL\)")
+		if [ "$st" != "iomap=1 dev=1" ] || [ "$st2" != "iomap=1 dev=1" ]; then
+			echo "case $n FAIL: server said '$st', then '$st2'"
+		elif [ -z "$line" ]; then
+			echo "case $n FAIL: no result: $(printf '%s;%s' "$res" "$res2" | tr '\n' ';' | cut -c1-1000)"
+		elif [ -n "$b" ]; then
+			echo "case $n FAIL: kernel log: $b"
+		elif [ "$n" = times-remount ] && [ "$line" = "case $n ok" ]; then
+			echo "$line: $t"
+		else
+			echo "$line"
+		fi
+	done
+}
+times_case
+
 # Hostile servers: the read (or the write of CHECK, see iomap-check) must
 # fail, the kernel must say why, log clean.
 hostile() { # MODE EXPECTED-KERNEL-MESSAGE [CHECK [CHECK-ARG]]

@@ -22,6 +22,13 @@
  *   iomap-check syncfs MNT DEV   buffered writes are on DEV after syncfs and
  *                                after sync; the server saw FUSE_SYNCFS, the
  *                                device a cache flush (wdurable.c)
+ *   iomap-check times MNT        buffered and O_DIRECT writes, ftruncate
+ *                                and a store through a shared mapping after
+ *                                close each move mtime and ctime of w; fsync
+ *                                gives the server the times; prints "times
+ *                                M C", the times at the end
+ *   iomap-check times-remount MNT M C
+ *                                stat and the server show M and C (wtimes.c)
  *   iomap-check expect-write-error MNT [buffered]
  *   iomap-check expect-wb-error MNT
  *   iomap-check expect-mkwrite-error MNT
@@ -51,6 +58,7 @@
 #include "whostile.h"
 #include "wmodify.h"
 #include "wshadow.h"
+#include "wtimes.h"
 
 static int failures;
 
@@ -469,6 +477,26 @@ int main(int argc, char **argv)
 		report("umount-mmap", check_umount_mmap(argv[2], argv[3], &destroyed));
 		report("umount-destroy", destroyed ||
 		       fail("no mark of FUSE_DESTROY on %s after umount", argv[3]));
+		return failures != 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "times")) {
+		struct wt_run r;
+		char t[64];
+		bool ok = wt_begin(&r, argv[2]);
+
+		report("times-buffered", ok && wt_step(&r, WT_BUFFERED));
+		report("times-direct", ok && wt_step(&r, WT_DIRECT));
+		report("times-truncate", ok && wt_step(&r, WT_TRUNCATE));
+		report("times-fsync", ok && wt_fsync(&r));
+		report("times-mmap", ok && wt_step(&r, WT_MMAP));
+		if (wt_end(&r, t, sizeof(t)))
+			printf("times %s\n", t);
+		else
+			printf("times none: %s\n", why);
+		return failures != 0;
+	}
+	if (argc == 5 && !strcmp(argv[1], "times-remount")) {
+		report("times-remount", check_times_remount(argv[2], argv[3], argv[4]));
 		return failures != 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "syncfs")) {

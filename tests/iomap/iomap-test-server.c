@@ -6,12 +6,17 @@
  * until FUSE_IOMAP_IOEND converts them and sets the size), is truncated by
  * FUSE_SETATTR and O_TRUNC, fallocated by FUSE_FALLOCATE, and describes
  * itself in its extended attribute "user.iomap.state" (with the number of
- * FUSE_FSYNC and FUSE_SYNCFS requests seen); FUSE_DESTROY writes a mark
- * past the test area of DEVICE (wdurable.h) before it is answered.
+ * FUSE_FSYNC and FUSE_SYNCFS requests seen, and its times); FUSE_DESTROY
+ * writes a mark past the test area of DEVICE (wdurable.h) before it is
+ * answered. The times of "w" are the server's, changed only by FUSE_SETATTR
+ * (the kernel owns them): they persist from one server to the next in the
+ * block of that mark (wtimes.h), the rest of "w" starts empty.
  * --mode selects a hostile behaviour for FUSE_IOMAP_BEGIN of "f", or, for
  * the modes from "w-beyond-end" on, on the write side of "w" (see usage()).
  * --bench lets "w" grow to 256 MiB with blocks from [512 MiB, 768 MiB) of
- * DEVICE, for bench/iomap-smoke.sh.
+ * DEVICE, for bench/iomap-smoke.sh. --forget-w answers lookups of "w" with
+ * an entry timeout of 0, so that the kernel drops its dentry, and the inode
+ * unless something keeps it, as soon as the last user is gone.
  * The parent marks /dev/fuse with FUSE_DEV_IOC_ADD_IOMAP (not with
  * --no-mark) and mounts, then exits once the child has answered FUSE_INIT
  * and registered the device, printing "iomap=0|1 dev=ID"; with
@@ -39,12 +44,14 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../proto/fuse_iomap.h"
 #include "model.h"
 #include "wdurable.h"
 #include "wfile.h"
+#include "wtimes.h"
 
 static const char *const modes[] = {
 	"good", "beyond-end", "addr-overflow", "misaligned-offset", "misaligned-length",
@@ -68,6 +75,7 @@ static const char *const modes[] = {
 static struct {
 	int mode;
 	bool no_mark, drop_rawio, user, no_iomap, verbose, bench;
+	bool forget_w;		/* the kernel may drop w's dentry at once */
 	bool fusermount, claim_iomap, status_all;
 	const char *mark;	/* outcome of FUSE_DEV_IOC_ADD_IOMAP */
 	bool offered;		/* FUSE_IOMAP was in FUSE_INIT */
@@ -77,6 +85,8 @@ static struct {
 	bool iomap;
 	uint64_t ends, fsyncs;	/* FUSE_IOMAP_END and FUSE_FSYNC seen */
 	uint64_t syncfs;	/* FUSE_SYNCFS seen */
+	struct timespec w_mtime, w_ctime;	/* the times of "w" */
+	uint64_t time_setattrs;	/* FUSE_SETATTR setting them */
 } s;
 
 static int mode_is(const char *name)
@@ -88,7 +98,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: iomap-test-server [--mode MODE] [--no-mark] [--drop-rawio]\n"
 			"  [--user] [--no-iomap] [--bench] [--fusermount] [--claim-iomap]\n"
-			"  [--status-all] [-v] DEVICE MOUNTPOINT\nmodes:");
+			"  [--status-all] [--forget-w] [-v] DEVICE MOUNTPOINT\nmodes:");
 	for (size_t i = 0; i < NMODES; i++)
 		fprintf(stderr, " %s", modes[i]);
 	fprintf(stderr, "\n");
@@ -141,6 +151,12 @@ static void fill_attr(struct fuse_attr *a, uint64_t ino)
 	a->mode = f ? S_IFREG | 0444 : S_IFREG | 0644;
 	a->size = f ? f->size : wf_size();
 	a->blocks = (a->size + 511) / 512;
+	if (!f) {
+		a->mtime = s.w_mtime.tv_sec;
+		a->mtimensec = s.w_mtime.tv_nsec;
+		a->ctime = s.w_ctime.tv_sec;
+		a->ctimensec = s.w_ctime.tv_nsec;
+	}
 	if (s.iomap)
 		a->flags = FUSE_ATTR_IOMAP | FUSE_ATTR_EXCLUSIVE;
 }
@@ -280,19 +296,35 @@ static void do_ioend(uint64_t unique, uint64_t ino, const struct fuse_iomap_ioen
 	reply(unique, 0, &out, sizeof(out));
 }
 
-/* FUSE_SETATTR: only the size of "w" changes; reply with the attributes. */
+/* FUSE_SETATTR: only the size and the times of "w" change; reply with the
+ * attributes. */
 static void do_setattr(uint64_t unique, uint64_t ino, const struct fuse_setattr_in *in)
 {
 	struct fuse_attr_out ao;
+	struct timespec now;
 	int err = 0;
 
 	if (s.verbose && (in->valid & FATTR_SIZE))
 		fprintf(stderr, "server: truncate ino %llu to %llu\n", (unsigned long long)ino,
 			(unsigned long long)in->size);
+	if (s.verbose && (in->valid & (FATTR_MTIME | FATTR_CTIME)))
+		fprintf(stderr, "server: setattr ino %llu valid 0x%x mtime %llu.%09u ctime %llu.%09u\n",
+			(unsigned long long)ino, in->valid, (unsigned long long)in->mtime,
+			in->mtimensec, (unsigned long long)in->ctime, in->ctimensec);
 	if (in->valid & FATTR_SIZE)
 		err = ino == M_W_INO ? wf_truncate(in->size) : EPERM;
+	if (!err && ino != M_W_INO && (in->valid & (FATTR_MTIME | FATTR_CTIME)))
+		err = EPERM;
 	if (err)
 		return (void)reply(unique, err, NULL, 0);
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (in->valid & FATTR_MTIME)
+		s.w_mtime = (in->valid & FATTR_MTIME_NOW) ? now :
+			(struct timespec){ (time_t)in->mtime, in->mtimensec };
+	if (in->valid & FATTR_CTIME)
+		s.w_ctime = (struct timespec){ (time_t)in->ctime, in->ctimensec };
+	if (in->valid & (FATTR_MTIME | FATTR_CTIME))
+		s.time_setattrs++;
 	memset(&ao, 0, sizeof(ao));
 	ao.attr_valid = 3600;
 	fill_attr(&ao.attr, ino);
@@ -309,8 +341,10 @@ static void do_getxattr(uint64_t unique, uint64_t ino, const struct fuse_getxatt
 		return (void)reply(unique, ENODATA, NULL, 0);
 	wf_describe(buf, sizeof(buf));
 	n = strlen(buf);
-	snprintf(buf + n, sizeof(buf) - n, " fsyncs=%llu syncfs=%llu",
-		 (unsigned long long)s.fsyncs, (unsigned long long)s.syncfs);
+	snprintf(buf + n, sizeof(buf) - n, " fsyncs=%llu syncfs=%llu", (unsigned long long)s.fsyncs,
+		 (unsigned long long)s.syncfs);
+	n = strlen(buf);
+	wt_describe(buf + n, sizeof(buf) - n, &s.w_mtime, &s.w_ctime, s.time_setattrs);
 	n = strlen(buf);
 	if (!in->size) {
 		struct fuse_getxattr_out out = { .size = n };
@@ -323,7 +357,8 @@ static void do_getxattr(uint64_t unique, uint64_t ino, const struct fuse_getxatt
 }
 
 /* FUSE_DESTROY: the last thing a server writes before it answers, durably:
- * the mark that wdurable.c looks for right after umount returns. */
+ * the mark that wdurable.c looks for right after umount returns, and the
+ * times of "w" for the next server. */
 static void do_destroy(void)
 {
 	static uint8_t blk[M_BLOCK];
@@ -331,6 +366,7 @@ static void do_destroy(void)
 	if (s.dev_size < DESTROY_MARK_ADDR + M_BLOCK)
 		return;
 	memcpy(blk, DESTROY_MARK, sizeof(DESTROY_MARK));
+	wt_store(blk, &s.w_mtime, &s.w_ctime);
 	if (pwrite(s.dev_fd, blk, M_BLOCK, DESTROY_MARK_ADDR) != (ssize_t)M_BLOCK ||
 	    fdatasync(s.dev_fd))
 		perror("server: write the FUSE_DESTROY mark");
@@ -458,6 +494,8 @@ static void serve(void)
 				memset(&eo, 0, sizeof(eo));
 				eo.nodeid = M_W_INO;
 				eo.entry_valid = eo.attr_valid = 3600;
+				if (s.forget_w)
+					eo.entry_valid = 0;
 				fill_attr(&eo.attr, M_W_INO);
 				reply(ih->unique, 0, &eo, sizeof(eo));
 				break;
@@ -618,6 +656,7 @@ int main(int argc, char **argv)
 		{ "user", no_argument, NULL, 'u' },
 		{ "no-iomap", no_argument, NULL, 'n' },
 		{ "bench", no_argument, NULL, 'b' },
+		{ "forget-w", no_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char mopts[256];
@@ -639,6 +678,7 @@ int main(int argc, char **argv)
 		case 'u': s.user = true; break;
 		case 'n': s.no_iomap = true; break;
 		case 'b': s.bench = true; break;
+		case 'g': s.forget_w = true; break;
 		case 'v': s.verbose = true; break;
 		default: usage();
 		}
@@ -662,6 +702,14 @@ int main(int argc, char **argv)
 		    : wf_init(M_W_MAX, M_ALLOC_BASE, M_DEV_SIZE)) {
 		fprintf(stderr, "server: no memory\n");
 		return 1;
+	}
+	/* the times of "w" that the last server left */
+	if (s.dev_size >= DESTROY_MARK_ADDR + M_BLOCK) {
+		static uint8_t blk[M_BLOCK];
+
+		if (pread(s.dev_fd, blk, M_BLOCK, DESTROY_MARK_ADDR) == (ssize_t)M_BLOCK &&
+		    !memcmp(blk, DESTROY_MARK, sizeof(DESTROY_MARK)))
+			wt_load(blk, &s.w_mtime, &s.w_ctime);
 	}
 	/* As the helper does: the kernel refuses the mark where iomap is
 	 * off (EOPNOTSUPP), or on a kernel without the ioctl (ENOTTY) */
