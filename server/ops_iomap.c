@@ -3,7 +3,8 @@
  * device, marks the files it can map, and answers FUSE_IOMAP_BEGIN (where a
  * range of a file is, allocating unwritten blocks for writes) and
  * FUSE_IOMAP_IOEND (the data is on the device: convert the blocks, grow the
- * size), all from map.c. FUSE_IOMAP_END is declined once (ENOSYS) and never
+ * size), all from map.c. File times are the kernel's: it sends them with
+ * FUSE_SETATTR at close, fsync, sync and unmount. FUSE_IOMAP_END is declined once (ENOSYS) and never
  * sent again. Files iomap cannot describe here (inline data, block-mapped
  * files) stay classic, inode by inode. */
 #include "log.h"
@@ -177,18 +178,11 @@ static void do_ioend(struct ec_req *r, ext2_ino_t ino, const struct fuse_iomap_i
 		rc = ec_map_convert(c, ino, in->pos / bs, (end + bs - 1) / bs - in->pos / bs);
 	if (!rc)
 		rc = ec_read_inode(c, ino, &inode);
-	if (!rc && !in->error && in->written) {
-		struct timespec now = ec_now();
+	/* mtime and ctime are the kernel's: they arrive with FUSE_SETATTR */
+	if (!rc && !in->error && in->written && ec_isize(&inode) < end) {
+		errcode_t err = ext2fs_inode_size_set(c->fs, (struct ext2_inode *)&inode, end);
 
-		if (ec_isize(&inode) < end) {
-			errcode_t err = ext2fs_inode_size_set(c->fs, (struct ext2_inode *)&inode, end);
-
-			rc = err ? ec_errno(c, err, ino, "set_size") : 0;
-		}
-		ec_set_time(&inode, EC_MTIME, now);
-		ec_set_time(&inode, EC_CTIME, now);
-		if (!rc)
-			rc = ec_write_inode(c, ino, &inode);
+		rc = err ? ec_errno(c, err, ino, "set_size") : ec_write_inode(c, ino, &inode);
 	}
 	if (rc)
 		return (void)ec_reply_err(r, rc);

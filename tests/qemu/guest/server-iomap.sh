@@ -86,7 +86,7 @@ for i in range(63):
     assert os.lseek(fd, i * 65536 + 100, os.SEEK_HOLE) == i * 65536 + 8192, i
     assert os.lseek(fd, i * 65536 + 8192, os.SEEK_DATA) == (i + 1) * 65536, i
 PY
-	filefrag -v "$mnt/sparse" >/tmp/fiemap 2>&1
+	filefrag -v -b"$bs" "$mnt/sparse" >/tmp/fiemap 2>&1
 	mkdir -p "$mnt/posix"
 	check "$n/posix" "$build/tests/host/posix" "$mnt/posix" "iomap-$bs"
 	python3 - "$mnt/mm" <<'PY'
@@ -99,13 +99,45 @@ m[:] = bytes(range(256)) * 4096
 m.close()
 PY
 	python3 -c "import sys; sys.stdout.buffer.write(bytes(range(256)) * 4096)" >/tmp/mm.want
+	# mtime and ctime move on every write path (the kernel owns them and
+	# sends them to the server); what stat shows last is what the image keeps
+	check "$n/times" python3 - "$mnt/t" <<'PY'
+import mmap, os, sys, time
+p = sys.argv[1]
+fd = os.open(p, os.O_CREAT | os.O_RDWR)
+os.ftruncate(fd, 1 << 16)
+def moved(what, op):
+    before = os.stat(p)
+    time.sleep(0.02)
+    op()
+    after = os.stat(p)
+    assert after.st_mtime_ns > before.st_mtime_ns and after.st_ctime_ns > before.st_ctime_ns, \
+        (what, before.st_mtime_ns, after.st_mtime_ns)
+moved("buffered", lambda: os.pwrite(fd, b"b" * 4096, 0))
+dfd = os.open(p, os.O_RDWR | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)
+moved("direct", lambda: os.pwritev(dfd, [buf], 8192))
+m = mmap.mmap(fd, 1 << 16, mmap.MAP_SHARED)
+def store():
+    m[100:104] = b"mmap"
+    m.flush()
+moved("mmap", store)
+m.close()
+os.close(dfd)
+os.close(fd)
+open("/tmp/t.mtime", "w").write("%d\n" % os.stat(p).st_mtime)
+PY
 	if umount_ec; then ok "$n/umount"; else notok "$n/umount" "$log"; return; fi
 	check "$n/mmap-durable-at-umount" same "$dev" /mm /tmp/mm.want
+	check "$n/times-on-device" bash -c "[ \"\$(debugfs -R 'stat /t' $dev 2>/dev/null |
+		sed -n 's/^ *mtime: 0x\([0-9a-f]*\):.*/\1/p')\" = \"\$(printf %08x \$(cat /tmp/t.mtime))\" ] ||
+		{ debugfs -R 'stat /t' $dev; cat /tmp/t.mtime; exit 1; }"
 	check "$n/big-on-device" same "$dev" /big /tmp/big
-	# FIEMAP (through the mount) against the extent tree (debugfs, unmounted)
+	# FIEMAP (through the mount) against the extent tree (debugfs, unmounted),
+	# both in filesystem blocks: logical and physical start of each extent
 	awk '/^ *[0-9]+:/ {gsub(/[.:]/, " "); print $2, $4}' /tmp/fiemap >/tmp/fiemap.ext
-	debugfs -R "ex /sparse" "$dev" 2>/dev/null |
-		awk -v bs="$bs" 'NR > 1 && $1 + 0 == $2 + 0 {print $5 * bs / 4096, $8 * bs / 4096}' >/tmp/debugfs.ext
+	debugfs -R "ex /sparse" "$dev" 2>/dev/null | awk 'NR > 1 && $1 + 0 == $2 + 0 {print $5, $8}' \
+		>/tmp/debugfs.ext
 	check "$n/fiemap-matches-debugfs" bash -c "[ -s /tmp/fiemap.ext ] && diff /tmp/fiemap.ext /tmp/debugfs.ext ||
 		{ cat /tmp/fiemap; exit 1; }"
 	check "$n/no-file-data-through-fuse" bash -c "grep -Eq ' 0 READ, 0 WRITE' /tmp/counts ||
@@ -120,6 +152,7 @@ run_fs "$d1" 1024
 # fallocate, syncs, checked against a shadow copy and on the raw device
 mkfs.ext4 -q -F "$d4"
 if mount_ec "$d4" fsx; then
+	: >"$mnt/w"
 	for seed in 1 2 3; do
 		check "fsx/seed-$seed" "$build/tests/iomap-fsx" "$mnt" "$d4" $seed "${EC_FSX_OPS:-20000}" \
 			--any-server
