@@ -3,6 +3,7 @@
  * the fd-based mount API (fsopen, fsmount, move_mount onto the mount point's
  * fd) so that undoing it goes through the new mount's fd, never a path. */
 #include "helper.h"
+#include "../proto/fuse_iomap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,9 +22,6 @@ static const struct {
 	{ MS_LAZYTIME, "lazytime" },
 };
 
-#ifndef FUSE_DEV_IOC_ADD_IOMAP
-#define FUSE_DEV_IOC_ADD_IOMAP	_IO(229, 101)	/* DESIGN.md section 2 */
-#endif
 
 int helper_open_fuse(bool *iomap, bool want)
 {

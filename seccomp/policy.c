@@ -24,13 +24,8 @@
 #include "sandbox.h"
 #include "internal.h"
 
-/* include/uapi/linux/fuse.h of Linux >= 6.9 (and our kernel series); the headers of
- * this distribution are older. OPEN takes struct fuse_backing_map { s32 fd;
- * u32 flags; u64 padding; } (16 bytes), CLOSE a u32 backing id. */
-#ifndef FUSE_DEV_IOC_BACKING_OPEN
-#define FUSE_DEV_IOC_BACKING_OPEN	_IOC(_IOC_WRITE, 229, 1, 16)
-#define FUSE_DEV_IOC_BACKING_CLOSE	_IOW(229, 2, uint32_t)
-#endif
+/* FUSE_DEV_IOC_BACKING_OPEN/CLOSE: the iomap UAPI's one definition */
+#include "../proto/fuse_iomap.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #define SANITIZER_BUILD true

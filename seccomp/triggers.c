@@ -28,7 +28,7 @@
 
 #define BOTH_MODES	((1u << EXT4CELL_SANDBOX_CLASSIC) | (1u << EXT4CELL_SANDBOX_IOMAP))
 #define CLASSIC_ONLY	(1u << EXT4CELL_SANDBOX_CLASSIC)
-#define FUSE_DEV_IOC_BACKING_OPEN_CMD	_IOC(_IOC_WRITE, 229, 1, 16)
+#include "../proto/fuse_iomap.h"
 
 /* Sanitizer builds let the legacy open(2) fail instead of killing (policy.c). */
 #ifdef __SANITIZE_ADDRESS__
@@ -111,7 +111,7 @@ static void act_ioctl_iomap(void)
 {
 	char map[16] = { 0 };
 
-	ioctl(-1, FUSE_DEV_IOC_BACKING_OPEN_CMD, map);
+	ioctl(-1, FUSE_DEV_IOC_BACKING_OPEN, map);
 }
 
 static void act_bpf(void)
