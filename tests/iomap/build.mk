@@ -6,7 +6,7 @@ $(BUILD)/tests/iomap-test-server: $(BUILD)/tests/iomap/iomap-test-server.o \
 $(BUILD)/tests/iomap-check: $(BUILD)/tests/iomap/iomap-check.o \
 		$(BUILD)/tests/iomap/whostile.o $(BUILD)/tests/iomap/wmodify.o \
 		$(BUILD)/tests/iomap/wshadow.o $(BUILD)/tests/iomap/wdurable.o \
-		$(BUILD)/tests/iomap/wtimes.o
+		$(BUILD)/tests/iomap/wtimes.o $(BUILD)/tests/iomap/wblocks.o
 	$(CC) $(LDFLAGS) -o $@ $^
 $(BUILD)/tests/iomap-fsx: $(BUILD)/tests/iomap/iomap-fsx.o $(BUILD)/tests/iomap/wshadow.o
 	$(CC) $(LDFLAGS) -o $@ $^

@@ -114,6 +114,13 @@ durable() { # CHECK CASE...
 durable umount-mmap umount-mmap umount-destroy
 durable syncfs syncfs sync
 
+# Block counts (iomap-check blocks, wblocks.c; durable() runs it on a fresh
+# server like the checks above): the server allocates when it answers a
+# write mapping, so fstat right after a buffered write to the empty w, and
+# after an O_DIRECT write into a hole of w that leaves its size alone, must
+# show the blocks the server allocated, not the count cached before.
+durable blocks blocks-after-write blocks-after-direct
+
 # Timestamps (iomap-check times, wtimes.c): a buffered write, an O_DIRECT
 # write, ftruncate and a store through a shared mapping after close each
 # move mtime and ctime of w; after fsync the server has the times stat

@@ -29,6 +29,10 @@
  *                                M C", the times at the end
  *   iomap-check times-remount MNT M C
  *                                stat and the server show M and C (wtimes.c)
+ *   iomap-check blocks MNT DEV   after a buffered write to an empty w, and
+ *                                after an O_DIRECT write into a hole of w,
+ *                                fstat shows the blocks the server allocated
+ *                                (st_blocks, wblocks.c)
  *   iomap-check expect-write-error MNT [buffered]
  *   iomap-check expect-wb-error MNT
  *   iomap-check expect-mkwrite-error MNT
@@ -54,6 +58,7 @@
 
 #include "../../proto/fuse_iomap.h"
 #include "model.h"
+#include "wblocks.h"
 #include "wdurable.h"
 #include "whostile.h"
 #include "wmodify.h"
@@ -62,15 +67,21 @@
 
 static int failures;
 
-static void report(const char *name, bool ok)
+/* "case NAME ok[: detail]" or "case NAME FAIL: why" */
+static void report_detail(const char *name, bool ok, const char *detail)
 {
 	if (ok) {
-		printf("case %s ok\n", name);
+		printf("case %s ok%s%s\n", name, *detail ? ": " : "", detail);
 	} else {
 		printf("case %s FAIL: %s\n", name, why);
 		failures++;
 	}
 	fflush(stdout);
+}
+
+static void report(const char *name, bool ok)
+{
+	report_detail(name, ok, "");
 }
 
 /* pread f at off for len and compare with the model; false + why on mismatch */
@@ -497,6 +508,14 @@ int main(int argc, char **argv)
 	}
 	if (argc == 5 && !strcmp(argv[1], "times-remount")) {
 		report("times-remount", check_times_remount(argv[2], argv[3], argv[4]));
+		return failures != 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "blocks")) {
+		char d[256] = "";
+
+		report_detail("blocks-after-write", check_blocks_write(argv[2], d, sizeof(d)), d);
+		d[0] = 0;
+		report_detail("blocks-after-direct", check_blocks_direct(argv[2], d, sizeof(d)), d);
 		return failures != 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "syncfs")) {

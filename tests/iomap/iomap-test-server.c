@@ -3,7 +3,8 @@
  * `iomap-check fill`), either through iomap (FUSE_IOMAP_BEGIN answers) or, when
  * the kernel does not offer iomap, through classic FUSE_READ on the device.
  * The writable file "w" (wfile.c) gets blocks on write mappings (UNWRITTEN
- * until FUSE_IOMAP_IOEND converts them and sets the size), is truncated by
+ * until FUSE_IOMAP_IOEND converts them and sets the size; its attributes
+ * count them in fuse_attr.blocks from the start), is truncated by
  * FUSE_SETATTR and O_TRUNC, fallocated by FUSE_FALLOCATE, and describes
  * itself in its extended attribute "user.iomap.state" (with the number of
  * FUSE_FSYNC and FUSE_SYNCFS requests seen, and its times); FUSE_DESTROY
@@ -150,7 +151,8 @@ static void fill_attr(struct fuse_attr *a, uint64_t ino)
 	}
 	a->mode = f ? S_IFREG | 0444 : S_IFREG | 0644;
 	a->size = f ? f->size : wf_size();
-	a->blocks = (a->size + 511) / 512;
+	/* w: the blocks allocated (also before FUSE_IOMAP_IOEND), in 512s */
+	a->blocks = f ? (a->size + 511) / 512 : wf_blocks() * (M_BLOCK / 512);
 	if (!f) {
 		a->mtime = s.w_mtime.tv_sec;
 		a->mtimensec = s.w_mtime.tv_nsec;

@@ -172,14 +172,21 @@ uint64_t wf_size(void)
 	return w.size;
 }
 
+uint64_t wf_blocks(void)
+{
+	uint64_t blocks = 0;
+
+	for (uint64_t b = 0; b < w.nblocks; b++)
+		blocks += w.state[b] != W_HOLE;
+	return blocks;
+}
+
 void wf_describe(char *buf, size_t len)
 {
-	uint64_t blocks = 0, unwritten = 0, free = 0;
+	uint64_t blocks = wf_blocks(), unwritten = 0, free = 0;
 
-	for (uint64_t b = 0; b < w.nblocks; b++) {
-		blocks += w.state[b] != W_HOLE;
+	for (uint64_t b = 0; b < w.nblocks; b++)
 		unwritten += w.state[b] == W_UNWRITTEN;
-	}
 	for (uint64_t i = 0; i < w.nfree; i++)
 		free += !w.used[i];
 	snprintf(buf, len, "size=%llu blocks=%llu unwritten=%llu free=%llu ioend-on-hole=%llu",

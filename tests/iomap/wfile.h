@@ -32,6 +32,9 @@ int wf_fallocate(uint32_t mode, uint64_t off, uint64_t len);
 
 uint64_t wf_size(void);
 
+/* The blocks (of M_BLOCK bytes) allocated for w. */
+uint64_t wf_blocks(void);
+
 /* One line describing w for the tests: "size=N blocks=N unwritten=N
  * free=N ioend-on-hole=N" (blocks: allocated, free: free-space map). */
 void wf_describe(char *buf, size_t len);
