@@ -141,11 +141,36 @@ static int write_file(struct ec_ctx *c, ext2_ino_t ino, const void *buf, uint64_
 	return close_file(c, ino, f, rc);
 }
 
+/* iomap files: the kernel zeroes the rest of the block that holds the new end
+ * through its page cache; the server frees the blocks past that block and
+ * sets the size, and never reads or writes their data (the device holds
+ * newer data than any copy the server could have read before). */
+static int truncate_blocks(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, uint64_t size)
+{
+	uint64_t bs = c->fs->blocksize;
+	errcode_t err = 0;
+
+	/* growing keeps what lies past the old end (fallocated blocks) */
+	if (size < ec_isize(in))
+		err = ext2fs_punch(c->fs, ino, (struct ext2_inode *)in, NULL, (size + bs - 1) / bs,
+				   ~0ULL);
+	if (!err)
+		err = ext2fs_inode_size_set(c->fs, (struct ext2_inode *)in, size);
+	return err ? ec_errno(c, err, ino, "truncate") : ec_write_inode(c, ino, in);
+}
+
 int ec_truncate(struct ec_ctx *c, ext2_ino_t ino, uint64_t size)
 {
 	ext2_file_t f;
-	errcode_t err = ext2fs_file_open2(c->fs, ino, NULL, EXT2_FILE_WRITE, &f);
+	errcode_t err;
+	ec_inode in;
+	int rc = ec_read_inode(c, ino, &in);
 
+	if (rc)
+		return rc;
+	if (ec_iomap_file(c, &in))
+		return truncate_blocks(c, ino, &in, size);
+	err = ext2fs_file_open2(c->fs, ino, NULL, EXT2_FILE_WRITE, &f);
 	if (err)
 		return ec_errno(c, err, ino, "file_open");
 	err = ext2fs_file_set_size2(f, size);

@@ -326,6 +326,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	x.any_server = argc == 6;
+	sh_any_layout = x.any_server;
 	x.mnt = argv[1];
 	x.dev = argv[2];
 	seed = strtoull(argv[3], NULL, 0);

@@ -51,7 +51,10 @@ bool sh_check_file(const struct wshadow *sh, int fd, const char *what);
 /* Every extent FIEMAP reports for fd (w) read on dfd (the device, opened
  * O_DIRECT) equals the shadow, whole blocks, so zeroes past EOF too;
  * unwritten extents must be zero in the shadow, and no data may lie outside
- * the written extents. *mapped (if not NULL) gets the written bytes. */
+ * the written extents. *mapped (if not NULL) gets the written bytes. The
+ * extents must lie where iomap-test-server allocates, unless sh_any_layout
+ * (another server: anywhere on the device). */
+extern bool sh_any_layout;
 bool sh_check_raw(const struct wshadow *sh, int fd, int dfd, uint64_t *mapped);
 
 #endif
