@@ -177,8 +177,10 @@ static bool parse_ts(const char *s, struct timespec *t)
 	long long sec;
 	long nsec;
 
-	if (sscanf(s, "%lld.%ld", &sec, &nsec) != 2)
-		return fail("not a time: '%s'", s);
+	if (sscanf(s, "%lld.%ld", &sec, &nsec) != 2) {
+		fail("not a time: '%s'", s);
+		return false;
+	}
 	*t = (struct timespec){ (time_t)sec, nsec };
 	return true;
 }
