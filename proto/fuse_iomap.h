@@ -1,7 +1,8 @@
-/* iomap-proto.h: the FUSE iomap UAPI (DESIGN.md section 2) for the tests; the
- * host's linux/fuse.h predates it. Only what the test programs use. */
-#ifndef IOMAP_PROTO_H
-#define IOMAP_PROTO_H
+/* proto/fuse_iomap.h: the FUSE iomap UAPI of our kernel series (DESIGN.md
+ * section 2), the one definition for the helper, the server, the sandbox and
+ * the tests; the host's linux/fuse.h predates it. */
+#ifndef EC_FUSE_IOMAP_H
+#define EC_FUSE_IOMAP_H
 
 #include <linux/fuse.h>
 #include <stdint.h>

@@ -121,6 +121,105 @@ durable syncfs syncfs sync
 # show the blocks the server allocated, not the count cached before.
 durable blocks blocks-after-write blocks-after-direct
 
+# FUSE_NOTIFY_STORE into the page cache of an iomap file is refused: the
+# server pushes 8 KiB of 0xa5 across the EOF of f while f's pages are
+# cached (iomap-test-server, attribute user.iomap.store); the store must
+# fail with EINVAL, and f must read as before, its size too.
+notify_store() {
+	local st r1 v r2 b ok="case read-buffered ok;case read-mmap ok;"
+	st=$($srv $dev $mnt 2>&1)
+	r1=$($chk read $mnt 2>&1 | tr '\n' ';')
+	v=$($chk xattr $mnt/f user.iomap.store 2>&1)
+	r2=$($chk read $mnt 2>&1 | tr '\n' ';')
+	unmount
+	newlog
+	b=$(badlog)
+	if [ "$st" != "iomap=1 dev=1" ]; then
+		echo "case notify-store FAIL: server said '$st'"
+	elif [ "$r1" != "$ok" ]; then
+		echo "case notify-store FAIL: before the store: $r1"
+	elif [ "$v" != "store=EINVAL" ]; then
+		echo "case notify-store FAIL: the server's FUSE_NOTIFY_STORE: '$v', want EINVAL (then: $r2)"
+	elif [ "$r2" != "$ok" ]; then
+		echo "case notify-store FAIL: after the store: $r2"
+	elif [ -n "$b" ]; then
+		echo "case notify-store FAIL: kernel log: $b"
+	else
+		echo "case notify-store ok: $v"
+	fi
+}
+notify_store
+
+# Block sizes and the devices' logical block sizes (a loop device with
+# 4 KiB logical blocks over $dev, the same data): files the server reports
+# with 1 KiB blocks (--blksize) on it must not use iomap (FIEMAP says
+# EOPNOTSUPP, FUSE_READ serves them, the kernel says why), 4 KiB blocks
+# do. On $dev (512-byte sectors) 1 KiB files use iomap, and registering
+# the 4 KiB device once such a file exists fails with EINVAL.
+lbs_cases() {
+	local loop st st4 st1 r4 r1 fm4 fm1 w1 v r2 fm b ok="case read-buffered ok;case read-mmap ok;"
+	loop=$(losetup -b 4096 -f --show $dev 2>&1)
+	if [ ! -b "$loop" ]; then
+		echo "case blksize-below-lbs FAIL: losetup -b 4096: $loop"
+		echo "case backing-open-lbs FAIL: losetup -b 4096: $loop"
+		return
+	fi
+	st4=$($srv $loop $mnt 2>&1)
+	r4=$($chk read $mnt 2>&1 | tr '\n' ';')
+	fm4=$($chk fiemap $mnt 2>&1)
+	unmount
+	newlog
+	st1=$($srv --blksize 1024 $loop $mnt 2>&1)
+	r1=$($chk read $mnt 2>&1 | tr '\n' ';')
+	fm1=$($chk fiemap $mnt 2>&1)
+	unmount
+	newlog
+	w1=$(grep -a -m1 'block size 1024 below the logical block size 4096' /tmp/klog)
+	b=$(badlog)
+	if [ "$st4" != "iomap=1 dev=1" ] || [ "$st1" != "iomap=1 dev=1" ]; then
+		echo "case blksize-below-lbs FAIL: server said '$st4', then '$st1'"
+	elif [ "$r4" != "$ok" ] || [[ "$fm4" != "fiemap ok"* ]]; then
+		echo "case blksize-below-lbs FAIL: 4 KiB blocks on the 4 KiB device: $r4 $fm4"
+	elif [ "$r1" != "$ok" ]; then
+		echo "case blksize-below-lbs FAIL: 1 KiB blocks on the 4 KiB device: $r1"
+	elif [[ "$fm1" != "fiemap error EOPNOTSUPP"* ]]; then
+		echo "case blksize-below-lbs FAIL: 1 KiB blocks on the 4 KiB device use iomap: $fm1"
+	elif [ -z "$w1" ]; then
+		echo "case blksize-below-lbs FAIL: no kernel message about the block size"
+	elif [ -n "$b" ]; then
+		echo "case blksize-below-lbs FAIL: kernel log: $b"
+	else
+		echo "case blksize-below-lbs ok: 4 KiB: $fm4; 1 KiB: $fm1"
+	fi
+
+	st=$($srv --blksize 1024 --late-dev $loop $dev $mnt 2>&1)
+	r1=$($chk read $mnt 2>&1 | tr '\n' ';')
+	v=$($chk xattr $mnt/f user.iomap.adddev 2>&1)
+	r2=$($chk read $mnt 2>&1 | tr '\n' ';')
+	fm=$($chk fiemap $mnt 2>&1)
+	unmount
+	newlog
+	w1=$(grep -a -m1 'logical block size 4096 above the block size of a file' /tmp/klog)
+	b=$(badlog)
+	losetup -d $loop
+	if [ "$st" != "iomap=1 dev=1" ]; then
+		echo "case backing-open-lbs FAIL: server said '$st'"
+	elif [ "$r1" != "$ok" ] || [[ "$fm" != "fiemap ok"* ]]; then
+		echo "case backing-open-lbs FAIL: 1 KiB blocks on $dev: $r1 $fm"
+	elif [ "$v" != "adddev=EINVAL" ]; then
+		echo "case backing-open-lbs FAIL: registering the 4 KiB device: '$v', want EINVAL"
+	elif [ "$r2" != "$ok" ]; then
+		echo "case backing-open-lbs FAIL: after the registration: $r2"
+	elif [ -z "$w1" ]; then
+		echo "case backing-open-lbs FAIL: no kernel message about the device"
+	elif [ -n "$b" ]; then
+		echo "case backing-open-lbs FAIL: kernel log: $b"
+	else
+		echo "case backing-open-lbs ok: $v, 1 KiB files: $fm"
+	fi
+}
+lbs_cases
+
 # Timestamps (iomap-check times, wtimes.c): a buffered write, an O_DIRECT
 # write, ftruncate and a store through a shared mapping after close each
 # move mtime and ctime of w; after fsync the server has the times stat

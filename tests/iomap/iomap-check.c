@@ -7,6 +7,8 @@
  *                                must both fail; prints the errors seen
  *   iomap-check read MNT         only the buffered and mmap read checks
  *   iomap-check fiemap MNT       prints "fiemap ok" or "fiemap error NAME"
+ *   iomap-check xattr FILE NAME  prints the value of the extended attribute
+ *                                NAME of FILE, or "error NAME"
  *   iomap-check eperm            FUSE_DEV_IOC_ADD_IOMAP without CAP_SYS_RAWIO
  *                                must fail with EPERM
  *   iomap-check write MNT DEV    O_DIRECT then buffered writes to the empty
@@ -54,6 +56,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "../../proto/fuse_iomap.h"
@@ -428,6 +431,20 @@ static int do_fiemap(const char *mnt)
 	return 0;
 }
 
+static int do_xattr(const char *file, const char *name)
+{
+	char buf[256];
+	ssize_t n = getxattr(file, name, buf, sizeof(buf) - 1);
+
+	if (n < 0) {
+		printf("error %s\n", err_name(errno));
+		return 0;
+	}
+	buf[n] = 0;
+	printf("%s\n", buf);
+	return 0;
+}
+
 static int do_eperm(void)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -455,6 +472,8 @@ int main(int argc, char **argv)
 		return do_expect_error(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "fiemap"))
 		return do_fiemap(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "xattr"))
+		return do_xattr(argv[2], argv[3]);
 	if (argc == 2 && !strcmp(argv[1], "eperm"))
 		return do_eperm();
 	if (argc == 3 && !strcmp(argv[1], "expect-wb-error"))
@@ -480,6 +499,7 @@ int main(int argc, char **argv)
 		report("fsync", check_fsync(&sh, argv[2], argv[3]));
 		report("modify-raw", check_modify_raw(&sh, argv[2], argv[3]));
 		report("otrunc", check_otrunc(&sh, argv[2]));
+		report("copy-range", check_copy_range(&sh, argv[2]));
 		return failures != 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "umount-mmap")) {

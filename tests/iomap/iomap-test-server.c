@@ -7,7 +7,8 @@
  * count them in fuse_attr.blocks from the start), is truncated by
  * FUSE_SETATTR and O_TRUNC, fallocated by FUSE_FALLOCATE, and describes
  * itself in its extended attribute "user.iomap.state" (with the number of
- * FUSE_FSYNC and FUSE_SYNCFS requests seen, and its times); FUSE_DESTROY
+ * FUSE_FSYNC, FUSE_SYNCFS and FUSE_COPY_FILE_RANGE requests seen, and its
+ * times; it answers FUSE_COPY_FILE_RANGE with ENOSYS); FUSE_DESTROY
  * writes a mark past the test area of DEVICE (wdurable.h) before it is
  * answered. The times of "w" are the server's, changed only by FUSE_SETATTR
  * (the kernel owns them): they persist from one server to the next in the
@@ -18,6 +19,13 @@
  * DEVICE, for bench/iomap-smoke.sh. --forget-w answers lookups of "w" with
  * an entry timeout of 0, so that the kernel drops its dentry, and the inode
  * unless something keeps it, as soon as the last user is gone.
+ * --blksize N reports N as the block size of the files (fuse_attr.blksize;
+ * the mappings stay in 4 KiB units). Reading the extended attribute
+ * "user.iomap.store" of "f" makes the server push 8 KiB of 0xa5 across its
+ * EOF into the kernel's page cache with FUSE_NOTIFY_STORE; reading
+ * "user.iomap.adddev" makes it register --late-dev PATH (a second block
+ * device) only then. Each happens once; the value says how it went:
+ * "store=OK|ERRNO-NAME", "adddev=ID|ERRNO-NAME".
  * The parent marks /dev/fuse with FUSE_DEV_IOC_ADD_IOMAP (not with
  * --no-mark) and mounts, then exits once the child has answered FUSE_INIT
  * and registered the device, printing "iomap=0|1 dev=ID"; with
@@ -86,8 +94,11 @@ static struct {
 	bool iomap;
 	uint64_t ends, fsyncs;	/* FUSE_IOMAP_END and FUSE_FSYNC seen */
 	uint64_t syncfs;	/* FUSE_SYNCFS seen */
+	uint64_t copies;	/* FUSE_COPY_FILE_RANGE seen */
 	struct timespec w_mtime, w_ctime;	/* the times of "w" */
 	uint64_t time_setattrs;	/* FUSE_SETATTR setting them */
+	uint32_t blksize;	/* fuse_attr.blksize of the files */
+	const char *late_dev;	/* registered at "user.iomap.adddev" */
 } s;
 
 static int mode_is(const char *name)
@@ -99,7 +110,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: iomap-test-server [--mode MODE] [--no-mark] [--drop-rawio]\n"
 			"  [--user] [--no-iomap] [--bench] [--fusermount] [--claim-iomap]\n"
-			"  [--status-all] [--forget-w] [-v] DEVICE MOUNTPOINT\nmodes:");
+			"  [--status-all] [--forget-w] [--blksize N] [--late-dev PATH] [-v]\n"
+			"  DEVICE MOUNTPOINT\nmodes:");
 	for (size_t i = 0; i < NMODES; i++)
 		fprintf(stderr, " %s", modes[i]);
 	fprintf(stderr, "\n");
@@ -143,7 +155,7 @@ static void fill_attr(struct fuse_attr *a, uint64_t ino)
 	memset(a, 0, sizeof(*a));
 	a->ino = ino;
 	a->nlink = 1;
-	a->blksize = M_BLOCK;
+	a->blksize = s.blksize;
 	if (!f && ino != M_W_INO) {
 		a->mode = S_IFDIR | 0755;
 		a->nlink = 2;
@@ -333,20 +345,83 @@ static void do_setattr(uint64_t unique, uint64_t ino, const struct fuse_setattr_
 	reply(unique, 0, &ao, sizeof(ao));
 }
 
-/* FUSE_GETXATTR "user.iomap.state" of "w": wf_describe() and fsyncs. */
+/* FUSE_NOTIFY_STORE of 8 KiB of 0xa5 at 32 KiB of f (across its EOF at
+ * 38000): 0 or the errno of the write to /dev/fuse */
+static int notify_store(void)
+{
+	static uint8_t data[8192];
+	struct fuse_notify_store_out so = { m_lookup("f")->ino, 32768, sizeof(data), 0 };
+	struct fuse_out_header oh = { sizeof(oh) + sizeof(so) + sizeof(data),
+				      FUSE_NOTIFY_STORE, 0 };
+	struct iovec iov[3] = { { &oh, sizeof(oh) }, { &so, sizeof(so) },
+				{ data, sizeof(data) } };
+
+	memset(data, 0xa5, sizeof(data));
+	return writev(s.fuse_fd, iov, 3) < 0 ? errno : 0;
+}
+
+/* --late-dev registered now: its id, or -errno */
+static int add_late_dev(void)
+{
+	struct fuse_backing_map map = { -1, FUSE_BACKING_TYPE_IOMAP, 0 };
+	int id;
+
+	if (!s.late_dev)
+		return -ENOENT;
+	map.fd = open(s.late_dev, O_RDWR | O_CLOEXEC);
+	if (map.fd < 0)
+		return -errno;
+	id = ioctl(s.fuse_fd, FUSE_DEV_IOC_BACKING_OPEN, &map);
+	return id < 0 ? -errno : id;
+}
+
+static const char *err_name(int e)
+{
+	const char *n = strerrorname_np(e);
+
+	return n ? n : "unknown";
+}
+
+/* FUSE_GETXATTR "user.iomap.state" of "w": wf_describe() and fsyncs;
+ * "user.iomap.store" of f and "user.iomap.adddev" (see the top). */
 static void do_getxattr(uint64_t unique, uint64_t ino, const struct fuse_getxattr_in *in)
 {
+	static char store[64], adddev[64];
+	const char *name = (const char *)(in + 1);
 	char buf[256];
 	size_t n;
 
-	if (ino != M_W_INO || strcmp((const char *)(in + 1), "user.iomap.state"))
+	if (!strcmp(name, "user.iomap.store") && ino == m_lookup("f")->ino) {
+		if (!store[0]) {
+			int e = notify_store();
+
+			snprintf(store, sizeof(store), "store=%s", e ? err_name(e) : "OK");
+		}
+		snprintf(buf, sizeof(buf), "%s", store);
+		goto out;
+	}
+	if (!strcmp(name, "user.iomap.adddev")) {
+		if (!adddev[0]) {
+			int id = add_late_dev();
+
+			if (id > 0)
+				snprintf(adddev, sizeof(adddev), "adddev=%d", id);
+			else
+				snprintf(adddev, sizeof(adddev), "adddev=%s", err_name(-id));
+		}
+		snprintf(buf, sizeof(buf), "%s", adddev);
+		goto out;
+	}
+	if (ino != M_W_INO || strcmp(name, "user.iomap.state"))
 		return (void)reply(unique, ENODATA, NULL, 0);
 	wf_describe(buf, sizeof(buf));
 	n = strlen(buf);
-	snprintf(buf + n, sizeof(buf) - n, " fsyncs=%llu syncfs=%llu", (unsigned long long)s.fsyncs,
-		 (unsigned long long)s.syncfs);
+	snprintf(buf + n, sizeof(buf) - n, " fsyncs=%llu syncfs=%llu copies=%llu",
+		 (unsigned long long)s.fsyncs, (unsigned long long)s.syncfs,
+		 (unsigned long long)s.copies);
 	n = strlen(buf);
 	wt_describe(buf + n, sizeof(buf) - n, &s.w_mtime, &s.w_ctime, s.time_setattrs);
+out:
 	n = strlen(buf);
 	if (!in->size) {
 		struct fuse_getxattr_out out = { .size = n };
@@ -593,6 +668,11 @@ static void serve(void)
 			s.syncfs++;
 			reply(ih->unique, 0, NULL, 0);
 			break;
+		case FUSE_COPY_FILE_RANGE:
+			/* the kernel copies iomap files itself: count the asks */
+			s.copies++;
+			reply(ih->unique, ENOSYS, NULL, 0);
+			break;
 		case FUSE_DESTROY:
 			do_destroy();
 			reply(ih->unique, 0, NULL, 0);
@@ -659,11 +739,14 @@ int main(int argc, char **argv)
 		{ "no-iomap", no_argument, NULL, 'n' },
 		{ "bench", no_argument, NULL, 'b' },
 		{ "forget-w", no_argument, NULL, 'g' },
+		{ "blksize", required_argument, NULL, 'k' },
+		{ "late-dev", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char mopts[256];
 	int c, p[2];
 
+	s.blksize = M_BLOCK;
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
@@ -681,6 +764,8 @@ int main(int argc, char **argv)
 		case 'n': s.no_iomap = true; break;
 		case 'b': s.bench = true; break;
 		case 'g': s.forget_w = true; break;
+		case 'k': s.blksize = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'l': s.late_dev = optarg; break;
 		case 'v': s.verbose = true; break;
 		default: usage();
 		}

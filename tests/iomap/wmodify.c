@@ -258,3 +258,39 @@ bool check_otrunc(struct wshadow *sh, const char *mnt)
 	close(fd);
 	return ok;
 }
+
+bool check_copy_range(struct wshadow *sh, const char *mnt)
+{
+	const size_t len = 20000;
+	int ffd = open_file(mnt, "f", O_RDONLY), fd = open_w(mnt, O_RDWR);
+	loff_t in = 4096 + 100, out = (loff_t)sh->size + 1000;
+	uint64_t at = (uint64_t)out;
+	uint8_t *buf = malloc(len);
+	bool ok = ffd >= 0 && fd >= 0 && buf;
+	ssize_t n;
+
+	if (!ok)
+		ok = fail("open f and w: %s", strerror(errno));
+	if (ok && pread(ffd, buf, len, in) != (ssize_t)len)
+		ok = fail("read f: %s", strerror(errno));
+	if (ok) {
+		n = copy_file_range(ffd, &in, fd, &out, len, 0);
+		if (n != (ssize_t)len)
+			ok = fail("copy_file_range(f -> w, %zu @ %llu) = %zd: %s", len,
+				  (unsigned long long)at, n, n < 0 ? strerror(errno) : "short");
+	}
+	if (ok) {
+		sh_write(sh, at, buf, len);
+		ok = verify(sh, fd, "after copy_file_range") && drop_caches() == 0 &&
+		     sh_check_file(sh, fd, "after copy_file_range, cold");
+	}
+	if (ok && server_state(fd, "copies") != 0)
+		ok = fail("the server was asked to copy (FUSE_COPY_FILE_RANGE %lld times)",
+			  server_state(fd, "copies"));
+	free(buf);
+	if (ffd >= 0)
+		close(ffd);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
