@@ -173,6 +173,10 @@ static void do_ioend(struct ec_req *r, ext2_ino_t ino, const struct fuse_iomap_i
 
 	if (end < in->pos)
 		return (void)ec_reply_err(r, EINVAL);
+	if (c->opt.debug)
+		ec_log(EC_LOG_DEBUG, "ext4cell-server: iomap ioend ino %u pos %llu written %llu "
+		       "flags 0x%x error %d\n", ino, (unsigned long long)in->pos,
+		       (unsigned long long)in->written, in->flags, in->error);
 	/* a failed write leaves its blocks unwritten: they read as zeroes */
 	if (!in->error && in->written && (in->flags & FUSE_IOMAP_IOEND_UNWRITTEN))
 		rc = ec_map_convert(c, ino, in->pos / bs, (end + bs - 1) / bs - in->pos / bs);

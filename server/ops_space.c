@@ -25,11 +25,14 @@ static int zero_bytes(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, uint64_t e
 	return rc;
 }
 
-/* Zeros [off, end) inside the file: partial blocks are written with zeros
- * (iomap files: by the kernel, through its page cache; the server must not
- * touch their data), whole blocks are deallocated. */
+/* Zeros [off, end) of a file of size size: whole blocks of the range are
+ * deallocated, past EOF too (ext4 frees preallocated blocks there), and the
+ * partial blocks at either end are written with zeros up to EOF. iomap files:
+ * the kernel zeroes those through its page cache, the server must not touch
+ * their data; the block holding EOF is then freed when the range covers all
+ * of it, or its bytes below EOF would keep their data on the device. */
 static int punch(struct ec_ctx *c, ext2_ino_t ino, const ec_inode *in, uint64_t off,
-		 uint64_t end)
+		 uint64_t end, uint64_t size)
 {
 	uint64_t bs = c->fs->blocksize;
 	uint64_t first = (off + bs - 1) / bs, last = end / bs; /* whole blocks [first, last) */
@@ -37,14 +40,16 @@ static int punch(struct ec_ctx *c, ext2_ino_t ino, const ec_inode *in, uint64_t 
 	errcode_t err;
 	int rc = 0;
 
-	if (end <= off)
+	if (last > 1ULL << 32)
+		last = 1ULL << 32;	/* extent trees map 32-bit logical blocks */
+	if (end <= off || (off >= size && first >= last))
 		return 0;
 	if (first >= last)
-		return data ? zero_bytes(c, ino, off, end) : 0;
+		return data ? zero_bytes(c, ino, off, end < size ? end : size) : 0;
 	if (data)
-		rc = zero_bytes(c, ino, off, first * bs);
-	if (!rc && data)
-		rc = zero_bytes(c, ino, last * bs, end);
+		rc = zero_bytes(c, ino, off, first * bs < size ? first * bs : size);
+	if (!rc && data && last * bs < size)
+		rc = zero_bytes(c, ino, last * bs, end < size ? end : size);
 	if (rc)
 		return rc;
 	err = ext2fs_punch(c->fs, ino, NULL, NULL, first, last - 1);
@@ -79,9 +84,9 @@ static int do_fallocate(struct ec_ctx *c, ext2_ino_t ino, int mode, uint64_t off
 		return EFBIG;
 	size = ec_isize(&in);
 	if (mode & FALLOC_FL_PUNCH_HOLE)
-		rc = punch(c, ino, &in, off, end < size ? end : size);
+		rc = punch(c, ino, &in, off, end, size);
 	else if (mode & FALLOC_FL_ZERO_RANGE) {
-		rc = punch(c, ino, &in, off, end < size ? end : size);
+		rc = punch(c, ino, &in, off, end, size);
 		if (!rc)
 			rc = allocate(c, ino, off, end);
 	} else {

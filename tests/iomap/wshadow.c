@@ -100,12 +100,18 @@ void sh_zero(struct wshadow *sh, uint64_t off, uint64_t len)
 bool sh_compare(const struct wshadow *sh, const uint8_t *buf, uint64_t off,
 		size_t len, const char *what)
 {
-	for (size_t i = 0; i < len; i++)
-		if (buf[i] != sh->data[off + i])
-			return fail("%s: byte %llu of w is 0x%02x, want 0x%02x (size %llu)", what,
-				    (unsigned long long)(off + i), buf[i], sh->data[off + i],
-				    (unsigned long long)sh->size);
-	return true;
+	size_t i = 0, end;
+
+	while (i < len && buf[i] == sh->data[off + i])
+		i++;
+	if (i == len)
+		return true;
+	/* how far the difference goes: whole blocks lost show as a run */
+	for (end = i + 1; end < len && buf[end] != sh->data[off + end]; end++)
+		;
+	return fail("%s: byte %llu of w is 0x%02x, want 0x%02x (%zu bytes differ from there; "
+		    "size %llu)", what, (unsigned long long)(off + i), buf[i], sh->data[off + i],
+		    end - i, (unsigned long long)sh->size);
 }
 
 bool sh_check_read(const struct wshadow *sh, int fd, uint64_t off, size_t len,

@@ -4,20 +4,22 @@
 # the connection and hands it to the socket-activated server (as the units do,
 # without systemd), which must negotiate iomap. Then, on 4 KiB and 1 KiB
 # (sub-page) block filesystems: streaming buffered and O_DIRECT writes and
-# reads, a shared mmap written, closed and unmapped just before umount (the
+# reads, a hole punched past EOF, a shared mmap written, closed and unmapped just before umount (the
 # raw device must hold it the moment umount returns), FIEMAP against debugfs,
 # SEEK_DATA/SEEK_HOLE, the POSIX suite, no FUSE READ/WRITE for file data (the
 # server's request counts), e2fsck -fn clean; iomap-fsx, three seeds; and the
 # server killed during a streaming write: the writer gets an error, umount
 # works, e2fsck repairs.
 # Prints 'ok - iomap-server/NAME' or 'not ok - iomap-server/NAME' with '# '
-# diagnostics. Usage: server-iomap.sh DISK4K DISK1K
+# diagnostics. PART "fs" runs all but iomap-fsx, "fsx" only iomap-fsx (on
+# DISK4K), "all" (the default) both; the suite runs the two parts in two
+# guests at once. Usage: server-iomap.sh DISK DISK|- [PART]
 set -u
 repo=$(pwd)
 build=$repo/build/test rel=$repo/build
 sock=/run/ext4cell/ext4.sock mnt=/tmp/ec
 log=/tmp/server.log
-d4=$1 d1=$2
+d4=$1 d1=$2 part=${3:-all}
 ok() { echo "ok - iomap-server/$1"; }
 notok() {
 	echo "not ok - iomap-server/$1"
@@ -127,12 +129,19 @@ os.close(dfd)
 os.close(fd)
 open("/tmp/t.mtime", "w").write("%d\n" % os.stat(p).st_mtime)
 PY
+	# a hole punched from inside the file to past EOF zeroes the block that
+	# holds EOF on the device too, not only in the page cache
+	python3 -c "import sys; sys.stdout.buffer.write(b'\xaa' * 1024 + bytes(3976))" >/tmp/punch.want
+	check "$n/punch-past-eof" bash -c "head -c 5000 /dev/zero | tr '\\0' '\\252' >$mnt/punch &&
+		fallocate -p -o 1024 -l 10000 $mnt/punch && sync -f $mnt/punch &&
+		echo 3 >/proc/sys/vm/drop_caches && cmp $mnt/punch /tmp/punch.want"
 	if umount_ec; then ok "$n/umount"; else notok "$n/umount" "$log"; return; fi
 	check "$n/mmap-durable-at-umount" same "$dev" /mm /tmp/mm.want
 	check "$n/times-on-device" bash -c "[ \"\$(debugfs -R 'stat /t' $dev 2>/dev/null |
 		sed -n 's/^ *mtime: 0x\([0-9a-f]*\):.*/\1/p')\" = \"\$(printf %08x \$(cat /tmp/t.mtime))\" ] ||
 		{ debugfs -R 'stat /t' $dev; cat /tmp/t.mtime; exit 1; }"
 	check "$n/big-on-device" same "$dev" /big /tmp/big
+	check "$n/punch-on-device" same "$dev" /punch /tmp/punch.want
 	# FIEMAP (through the mount) against the extent tree (debugfs, unmounted),
 	# both in filesystem blocks: logical and physical start of each extent
 	awk '/^ *[0-9]+:/ {gsub(/[.:]/, " "); print $2, $4}' /tmp/fiemap >/tmp/fiemap.ext
@@ -145,39 +154,48 @@ PY
 	check "$n/e2fsck" e2fsck -fn "$dev"
 }
 
-run_fs "$d4" 4096
-run_fs "$d1" 1024
+# the server killed during a streaming write
+kill_server() {
+	mkfs.ext4 -q -F "$d4"
+	if mount_ec "$d4" kill; then
+		dd if=/dev/zero of="$mnt/w" bs=1M count=200 oflag=direct status=none 2>/tmp/dd.err &
+		dd_pid=$!
+		sleep 2
+		pkill -KILL -f "^$build/ext4cell-server --socket"
+		for _ in $(seq 600); do kill -0 $dd_pid 2>/dev/null || break; sleep 0.1; done
+		kill -0 $dd_pid 2>/dev/null && rc=124 || { wait $dd_pid; rc=$?; }
+		# the writer sees the server gone (ENOTCONN, or EIO from a mapping), not a hang
+		if [ $rc != 0 ] && [ $rc != 124 ] && grep -Eq "Transport endpoint|Input/output|Software caused" /tmp/dd.err
+		then
+			ok "kill/writer-error"
+		else
+			notok "kill/writer-error" "dd exit $rc" /tmp/dd.err
+		fi
+		check kill/umount timeout 30 umount "$mnt"
+		e2fsck -fy "$d4" >/tmp/fsck.log 2>&1
+		check kill/e2fsck-repairs e2fsck -fn "$d4"
+	fi
+}
 
 # iomap-fsx: seeded random buffered, O_DIRECT and mmap I/O, truncates,
 # fallocate, syncs, checked against a shadow copy and on the raw device
-mkfs.ext4 -q -F "$d4"
-if mount_ec "$d4" fsx; then
-	: >"$mnt/w"
-	for seed in 1 2 3; do
-		check "fsx/seed-$seed" "$build/tests/iomap-fsx" "$mnt" "$d4" $seed "${EC_FSX_OPS:-20000}" \
-			--any-server
-	done
-	umount_ec
-	check fsx/e2fsck e2fsck -fn "$d4"
-fi
-
-# the server killed during a streaming write
-mkfs.ext4 -q -F "$d4"
-if mount_ec "$d4" kill; then
-	dd if=/dev/zero of="$mnt/w" bs=1M count=200 oflag=direct status=none 2>/tmp/dd.err &
-	dd_pid=$!
-	sleep 2
-	pkill -KILL -f "^$build/ext4cell-server --socket"
-	for _ in $(seq 600); do kill -0 $dd_pid 2>/dev/null || break; sleep 0.1; done
-	kill -0 $dd_pid 2>/dev/null && rc=124 || { wait $dd_pid; rc=$?; }
-	# the writer sees the server gone (ENOTCONN, or EIO from a mapping), not a hang
-	if [ $rc != 0 ] && [ $rc != 124 ] && grep -Eq "Transport endpoint|Input/output|Software caused" /tmp/dd.err
-	then
-		ok "kill/writer-error"
-	else
-		notok "kill/writer-error" "dd exit $rc" /tmp/dd.err
+# on 1 KiB blocks (sub-page: several blocks per folio)
+fsx() {
+	mkfs.ext4 -q -F -b 1024 "$d4"
+	if mount_ec "$d4" fsx; then
+		: >"$mnt/w"
+		for seed in 1 2 3; do
+			check "fsx/seed-$seed" "$build/tests/iomap-fsx" "$mnt" "$d4" $seed "${EC_FSX_OPS:-6000}" \
+				--any-server
+		done
+		umount_ec
+		check fsx/e2fsck e2fsck -fn "$d4"
 	fi
-	check kill/umount timeout 30 umount "$mnt"
-	e2fsck -fy "$d4" >/tmp/fsck.log 2>&1
-	check kill/e2fsck-repairs e2fsck -fn "$d4"
+}
+
+if [ "$part" != fsx ]; then
+	run_fs "$d4" 4096
+	run_fs "$d1" 1024
+	kill_server
 fi
+[ "$part" = fs ] || fsx
