@@ -22,6 +22,7 @@ struct ec_ctx {
 	ext2fs_block_bitmap zone; /* metadata blocks (zone.c) */
 	int fuse_fd;		/* the FUSE connection (wire.c) */
 	int dev_fd;		/* the device or image */
+	unsigned int dio_align;	/* O_DIRECT on dev_fd: its transfer unit, else 0 */
 	bool initialized;	/* FUSE_INIT answered */
 	bool exiting;		/* stop serving (DESTROY, errors=panic, a signal) */
 	bool iomap_allowed;	/* the connection was marked for iomap (helper) */

@@ -1,6 +1,9 @@
 /* server/fdio.c: io_manager that moves blocks with pread/pwrite on a file
  * descriptor the server was given; it never opens a path. When the fd has
- * O_DIRECT, unaligned transfers go through an aligned bounce buffer.
+ * O_DIRECT, unaligned transfers go through a bounce buffer aligned to the
+ * device's logical block size: a block write then reads and rewrites no
+ * neighbouring block, which in iomap mode may hold file data the kernel is
+ * writing at the same time.
  * Single-block reads (metadata, mostly) go through a direct-mapped,
  * write-through cache: the device always holds what was written. */
 #include "fdio.h"
@@ -14,12 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EC_DIRECT_ALIGN 4096
+#define EC_DIRECT_ALIGN_MAX 65536
 #define EC_CACHE_SLOTS 4096
 
 struct fdio {
 	int fd;
-	bool direct;
+	size_t align;			/* O_DIRECT transfer unit, 0 without O_DIRECT */
 	char *cache;			/* EC_CACHE_SLOTS blocks, or NULL */
 	unsigned long long *tag;	/* block number + 1 per slot, 0 = empty */
 };
@@ -27,9 +30,12 @@ struct fdio {
 static struct struct_io_manager fdio_struct;
 io_manager ec_fdio_manager = &fdio_struct;
 
-void ec_fdio_name(int fd, char *buf, size_t len)
+void ec_fdio_name(int fd, unsigned int align, char *buf, size_t len)
 {
-	snprintf(buf, len, "fd:%d", fd);
+	if (align)
+		snprintf(buf, len, "fd:%d/%u", fd, align);
+	else
+		snprintf(buf, len, "fd:%d", fd);
 }
 
 /* Full pread/pwrite of len bytes at off; short reads past the end are an error. */
@@ -50,17 +56,19 @@ static errcode_t raw_io(int fd, bool write, void *buf, size_t len, off_t off)
 	return 0;
 }
 
-/* Transfer through an aligned bounce buffer (O_DIRECT, unaligned request). */
-static errcode_t bounce_io(int fd, bool write, void *buf, size_t len, off_t off)
+/* Transfer through a bounce buffer aligned to a (O_DIRECT, unaligned request). */
+static errcode_t bounce_io(int fd, size_t a, bool write, void *buf, size_t len, off_t off)
 {
-	off_t start = off & ~(off_t)(EC_DIRECT_ALIGN - 1);
-	size_t span = ((size_t)(off - start) + len + EC_DIRECT_ALIGN - 1) & ~(size_t)(EC_DIRECT_ALIGN - 1);
+	off_t start = off & ~(off_t)(a - 1);
+	size_t span = ((size_t)(off - start) + len + a - 1) & ~(a - 1);
 	void *b;
-	errcode_t err;
+	errcode_t err = 0;
 
-	if (posix_memalign(&b, EC_DIRECT_ALIGN, span))
+	if (posix_memalign(&b, a, span))
 		return EXT2_ET_NO_MEMORY;
-	err = raw_io(fd, false, b, span, start);
+	/* only a transfer of partial units reads what it does not replace */
+	if (!write || start != off || span != len)
+		err = raw_io(fd, false, b, span, start);
 	if (err == EXT2_ET_SHORT_READ && write)
 		err = 0; /* extending the last partial sector of a file */
 	if (!err && write) {
@@ -77,8 +85,8 @@ static errcode_t do_io(io_channel ch, bool write, void *buf, size_t len, off_t o
 {
 	struct fdio *f = ch->private_data;
 
-	if (f->direct && (((uintptr_t)buf | (uintptr_t)off | len) & (EC_DIRECT_ALIGN - 1)))
-		return bounce_io(f->fd, write, buf, len, off);
+	if (f->align && (((uintptr_t)buf | (uintptr_t)off | len) & (f->align - 1)))
+		return bounce_io(f->fd, f->align, write, buf, len, off);
 	return raw_io(f->fd, write, buf, len, off);
 }
 
@@ -242,6 +250,7 @@ static errcode_t fdio_open(const char *name, int flags, io_channel *ret)
 	io_channel ch = NULL;
 	struct fdio *f = NULL;
 	char *end;
+	unsigned long align = 0;
 	long fd;
 	int fl;
 	errcode_t err;
@@ -250,7 +259,14 @@ static errcode_t fdio_open(const char *name, int flags, io_channel *ret)
 		return EXT2_ET_BAD_DEVICE_NAME;
 	errno = 0;
 	fd = strtol(name + 3, &end, 10);
-	if (errno || *end || end == name + 3 || fd < 0 || fd > INT_MAX)
+	if (errno || end == name + 3 || fd < 0 || fd > INT_MAX)
+		return EXT2_ET_BAD_DEVICE_NAME;
+	if (*end == '/') {
+		align = strtoul(end + 1, &end, 10);
+		if (errno || align < 512 || align > EC_DIRECT_ALIGN_MAX || (align & (align - 1)))
+			return EXT2_ET_BAD_DEVICE_NAME;
+	}
+	if (*end)
 		return EXT2_ET_BAD_DEVICE_NAME;
 	fl = fcntl((int)fd, F_GETFL);
 	if (fl < 0)
@@ -271,13 +287,14 @@ static errcode_t fdio_open(const char *name, int flags, io_channel *ret)
 	}
 	strcpy(ch->name, name);
 	f->fd = (int)fd;
-	f->direct = (fl & O_DIRECT) != 0;
+	/* O_DIRECT without a unit named: the largest common one */
+	f->align = fl & O_DIRECT ? (align ? align : 4096) : 0;
 	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
 	ch->manager = ec_fdio_manager;
 	ch->block_size = 1024;
 	ch->refcount = 1;
 	ch->private_data = f;
-	ch->align = f->direct ? EC_DIRECT_ALIGN : 0;
+	ch->align = (int)f->align;
 	*ret = ch;
 	return 0;
 }

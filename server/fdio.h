@@ -7,7 +7,10 @@
 /* The manager; open it with the name produced by ec_fdio_name(). */
 extern io_manager ec_fdio_manager;
 
-/* Writes "fd:N" into buf (the only name ec_fdio_manager opens). */
-void ec_fdio_name(int fd, char *buf, size_t len);
+/* Writes "fd:N" into buf (the only names ec_fdio_manager opens), or, for a
+ * descriptor with O_DIRECT, "fd:N/A": every transfer on it then covers whole
+ * units of A bytes (a power of two from 512 on: the device's logical block
+ * size) at offsets and addresses that are multiples of A. */
+void ec_fdio_name(int fd, unsigned int align, char *buf, size_t len);
 
 #endif

@@ -105,7 +105,7 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 		c->ro = true;
 	if ((fl & O_ACCMODE) != O_RDONLY)
 		flags |= EXT2_FLAG_RW; /* rw at the I/O level; c->ro decides what we write */
-	ec_fdio_name(devfd, name, sizeof(name));
+	ec_fdio_name(devfd, c->dio_align, name, sizeof(name));
 	for (;;) {
 		e = ext2fs_open2(name, NULL, flags, 0, 0, ec_fdio_manager, &c->fs);
 		if (e)

@@ -11,10 +11,13 @@
 #include <ext2fs/ext2_err.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <linux/fs.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../seccomp/sandbox.h"
@@ -295,16 +298,28 @@ static int serve(struct ec_ctx *c, int devfd, const struct cli *cl)
  * through that cache either, or a cached (possibly dirty) copy of a block
  * that is freed and becomes file data would later overwrite what the kernel
  * wrote, or be read back stale. O_DIRECT for all of the server's device I/O
- * (fdio.c bounces what is not aligned) keeps both on the device itself. */
-static int set_direct(int devfd)
+ * keeps both on the device itself, in units of the device's logical block
+ * size (fdio.c): a larger unit would make every metadata block write a
+ * read-modify-write of its neighbours, and put back old data over what the
+ * kernel wrote there meanwhile (iomap-fsx on 1 KiB blocks). When the logical
+ * block size is above the filesystem's block size, the kernel does not use
+ * iomap for its files (they all have that block size), so the server's
+ * read-modify-writes meet no kernel write. */
+static int set_direct(struct ec_ctx *c, int devfd)
 {
-	int fl = fcntl(devfd, F_GETFL);
+	int fl = fcntl(devfd, F_GETFL), lbs = 0;
+	struct stat st;
 
 	if (fl < 0 || fcntl(devfd, F_SETFL, fl | O_DIRECT)) {
 		ec_log(EC_LOG_ERR, "ext4cell-server: cannot use the device with O_DIRECT: %s\n",
 		       strerror(errno));
 		return -1;
 	}
+	if (!fstat(devfd, &st) && S_ISBLK(st.st_mode) && !ioctl(devfd, BLKSSZGET, &lbs) &&
+	    lbs >= 512 && lbs <= 65536 && !(lbs & (lbs - 1)))
+		c->dio_align = (unsigned int)lbs;
+	else
+		c->dio_align = 4096;
 	return 0;
 }
 
@@ -351,7 +366,7 @@ int main(int argc, char **argv)
 	 * iomap=on (--fd-mode: whoever mounted it marked it) */
 	c.iomap_allowed = c.opt.iomap != EC_IOMAP_OFF &&
 			  (cl.iomap_marked || (cl.fd_mode && c.opt.iomap == EC_IOMAP_ON));
-	if (c.iomap_allowed && set_direct(devfd))
+	if (c.iomap_allowed && set_direct(&c, devfd))
 		return 1;
 	if (cl.fd_mode)
 		c.fuse_fd = cl.fuse_fd;
