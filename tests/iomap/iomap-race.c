@@ -13,8 +13,9 @@
  * check that every byte is 0 (never written) or a byte some writer could
  * have written at that offset (the high nibble depends on the offset only).
  * At the end w is compared whole, cold, and on the raw device.
- *   iomap-race MNT DEVICE MODE ITERATIONS
- * Prints "case race-MODE ok: ..." or "case race-MODE FAIL: why". */
+ *   iomap-race MNT DEVICE MODE ITERATIONS [--any-server]
+ * (--any-server: another server, such as ext4cell-server, MNT/w a file of
+ * it: its extents may lie anywhere on DEVICE.) Prints "case race-MODE ok: ..." or "case race-MODE FAIL: why". */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -313,10 +314,11 @@ int main(int argc, char **argv)
 	int raw;
 	bool ok;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: iomap-race MNT DEVICE MODE ITERATIONS\n");
+	if (argc != 5 && (argc != 6 || strcmp(argv[5], "--any-server"))) {
+		fprintf(stderr, "usage: iomap-race MNT DEVICE MODE ITERATIONS [--any-server]\n");
 		return 2;
 	}
+	sh_any_layout = argc == 6;
 	r.mnt = argv[1];
 	r.iters = atol(argv[4]);
 	r.fd = open_w(r.mnt, O_RDWR | O_TRUNC);

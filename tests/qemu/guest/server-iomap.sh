@@ -4,16 +4,17 @@
 # the connection and hands it to the socket-activated server (as the units do,
 # without systemd), which must negotiate iomap. Then, on 4 KiB and 1 KiB
 # (sub-page) block filesystems: streaming buffered and O_DIRECT writes and
-# reads, a hole punched past EOF, a shared mmap written, closed and unmapped just before umount (the
-# raw device must hold it the moment umount returns), FIEMAP against debugfs,
-# SEEK_DATA/SEEK_HOLE, the POSIX suite, no FUSE READ/WRITE for file data (the
-# server's request counts), e2fsck -fn clean; iomap-fsx, three seeds; and the
-# server killed during a streaming write: the writer gets an error, umount
-# works, e2fsck repairs.
+# reads, a hole punched past EOF, a shared mmap written, closed and unmapped
+# just before umount (the raw device must hold it the moment umount returns),
+# FIEMAP against debugfs, SEEK_DATA/SEEK_HOLE, the POSIX suite, no FUSE
+# READ/WRITE for file data (the server's request counts), e2fsck -fn clean;
+# the server killed during a streaming write: the writer gets an error, umount
+# works, e2fsck repairs; iomap-fsx, three seeds, and the iomap-race cases on
+# 1 KiB blocks.
 # Prints 'ok - iomap-server/NAME' or 'not ok - iomap-server/NAME' with '# '
-# diagnostics. PART "fs" runs all but iomap-fsx, "fsx" only iomap-fsx (on
-# DISK4K), "all" (the default) both; the suite runs the two parts in two
-# guests at once. Usage: server-iomap.sh DISK DISK|- [PART]
+# diagnostics. PART "fs" runs all but iomap-fsx and iomap-race, "fsx" only
+# those (on the first DISK), "all" (the default) both; the suite runs the two
+# parts in two guests at once. Usage: server-iomap.sh DISK DISK|- [PART]
 set -u
 repo=$(pwd)
 build=$repo/build/test rel=$repo/build
@@ -178,8 +179,8 @@ kill_server() {
 }
 
 # iomap-fsx: seeded random buffered, O_DIRECT and mmap I/O, truncates,
-# fallocate, syncs, checked against a shadow copy and on the raw device
-# on 1 KiB blocks (sub-page: several blocks per folio)
+# fallocate, syncs, checked against a shadow copy and on the raw device,
+# then the iomap-race cases, on 1 KiB blocks (sub-page: several blocks per folio)
 fsx() {
 	mkfs.ext4 -q -F -b 1024 "$d4"
 	if mount_ec "$d4" fsx; then
@@ -187,6 +188,12 @@ fsx() {
 		for seed in 1 2 3; do
 			check "fsx/seed-$seed" "$build/tests/iomap-fsx" "$mnt" "$d4" $seed "${EC_FSX_OPS:-6000}" \
 				--any-server
+		done
+		# iomap-race: concurrent O_DIRECT, buffered and mmap writers and
+		# readers, truncate against writeback
+		for r in "direct-buffered 600" "truncate-writeback 2000" "readers 600"; do
+			set -- $r
+			check "race/$1" "$build/tests/iomap-race" "$mnt" "$d4" $1 $2 --any-server
 		done
 		umount_ec
 		check fsx/e2fsck e2fsck -fn "$d4"
