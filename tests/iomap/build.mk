@@ -1,7 +1,7 @@
 # tests/iomap/build.mk: the FUSE iomap test server, its guest-side checker, the
 # random-operation exerciser and the concurrency cases.
 $(BUILD)/tests/iomap-test-server: $(BUILD)/tests/iomap/iomap-test-server.o \
-		$(BUILD)/tests/iomap/wfile.o
+		$(BUILD)/tests/iomap/wfile.o $(BUILD)/tests/iomap/wdefer.o
 	$(CC) $(LDFLAGS) -o $@ $^
 $(BUILD)/tests/iomap-check: $(BUILD)/tests/iomap/iomap-check.o \
 		$(BUILD)/tests/iomap/whostile.o $(BUILD)/tests/iomap/wmodify.o \

@@ -65,6 +65,7 @@ if [ "$part" != main ]; then
 	exercise race-direct-buffered $bin/iomap-race $mnt $dev direct-buffered 600
 	exercise race-truncate-writeback $bin/iomap-race $mnt $dev truncate-writeback 2000
 	exercise race-readers $bin/iomap-race $mnt $dev readers 600
+	exercise race-punch-writeback $bin/iomap-race $mnt $dev punch-writeback 3
 	[ "$part" = exercise ] && exit 0
 fi
 
@@ -220,6 +221,27 @@ lbs_cases() {
 }
 lbs_cases
 
+# Device registrations: at most 1024 a connection, only fds open for
+# reading, never closed while the connection lives; reads still work.
+st=$($srv $dev $mnt 2>&1)
+v=$($chk xattr $mnt/f user.iomap.limits 2>&1)
+r=$($chk read $mnt 2>&1 | tr '\n' ';')
+unmount
+newlog
+b=$(badlog)
+want="registered=1024 then=ENOSPC wronly=EBADF close=EBUSY"
+if [ "$st" != "iomap=1 dev=1" ]; then
+	echo "case backing-limits FAIL: server said '$st'"
+elif [ "$v" != "$want" ]; then
+	echo "case backing-limits FAIL: '$v', want '$want'"
+elif [ "$r" != "case read-buffered ok;case read-mmap ok;" ]; then
+	echo "case backing-limits FAIL: reads after the probe: $r"
+elif [ -n "$b" ]; then
+	echo "case backing-limits FAIL: kernel log: $b"
+else
+	echo "case backing-limits ok: $v"
+fi
+
 # Timestamps (iomap-check times, wtimes.c): a buffered write, an O_DIRECT
 # write, ftruncate and a store through a shared mapping after close each
 # move mtime and ctime of w; after fsync the server has the times stat
@@ -281,6 +303,28 @@ hostile() { # MODE EXPECTED-KERNEL-MESSAGE [CHECK [CHECK-ARG]]
 		rc=$?
 		res=$(cat /tmp/res)
 		;;
+	wb-hang)
+		# the kernel must give up on the server by itself (iomap_timeout)
+		local old
+		old=$(cat /sys/module/fuse/parameters/iomap_timeout 2>/dev/null)
+		echo 3 >/sys/module/fuse/parameters/iomap_timeout
+		$chk expect-wb-error $mnt >/tmp/res 2>&1 &
+		local pid=$! i
+		for i in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+		if kill -0 $pid 2>/dev/null; then
+			abort_all
+			wait $pid
+			echo "case hostile-$m FAIL: fsync still waited for the server after 30 s"
+			[ -n "$old" ] && echo "$old" >/sys/module/fuse/parameters/iomap_timeout
+			unmount
+			newlog
+			return
+		fi
+		wait $pid
+		rc=$?
+		res=$(cat /tmp/res)
+		echo "$old" >/sys/module/fuse/parameters/iomap_timeout
+		;;
 	*)
 		res=$(timeout 60 $chk $check $mnt $arg 2>&1)
 		rc=$?
@@ -330,6 +374,8 @@ hostile wb-beyond-end "beyond the end of the device" expect-wb-error
 hostile bw-ro "write mapping on a read-only device" expect-write-error buffered
 hostile mkwrite-die "" expect-mkwrite-error
 hostile mkwrite-bad "does not cover the file position" expect-mkwrite-error
+hostile w-cow "copy-on-write mapping over data" expect-cow-refused
+hostile wb-hang "did not answer within 3 s"
 
 # The server dies with dirty pages outstanding: fsync fails, nothing hangs
 # (no folio stays locked or under writeback), a plain umount works.

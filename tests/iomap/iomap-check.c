@@ -476,6 +476,8 @@ int main(int argc, char **argv)
 		return do_xattr(argv[2], argv[3]);
 	if (argc == 2 && !strcmp(argv[1], "eperm"))
 		return do_eperm();
+	if (argc == 3 && !strcmp(argv[1], "expect-cow-refused"))
+		return expect_cow_refused(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "expect-wb-error"))
 		return expect_wb_error(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "expect-write-error"))

@@ -9,6 +9,12 @@
  *                       drops the page cache, and a reader reads
  *   readers             a writer (buffered, O_DIRECT, mmap) racing a
  *                       buffered, an O_DIRECT and an mmap reader
+ *   punch-writeback     a writeback pass gets a mapping of all of w, late
+ *                       (iomap-test-server holds its reply back, wdefer.h),
+ *                       while a hole is punched in a block past its first
+ *                       batch of dirty folios and the block written again:
+ *                       writeback must not write the new data through the
+ *                       stale mapping (only with iomap-test-server)
  * Writers own their bytes, so their checks are exact. Readers racing them
  * check that every byte is 0 (never written) or a byte some writer could
  * have written at that offset (the high nibble depends on the offset only).
@@ -24,7 +30,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/falloc.h>
 #include <sys/mman.h>
+#include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wshadow.h"
@@ -280,6 +289,110 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+#define DIRTY	31	/* PAGEVEC_SIZE: the folios of the pass's first batch */
+#define VICTIM	40
+
+/* punch-writeback: the writeback pass whose first mapping is held back */
+static void *pass(void *arg)
+{
+	(void)arg;
+	if (sync_file_range(r.fd, 0, 0, SYNC_FILE_RANGE_WRITE))
+		tfail("sync_file_range: %s", strerror(errno));
+	return NULL;
+}
+
+/*
+ * punch-writeback: the hole punch, in a thread of its own: after the
+ * server has answered, fallocate() waits for all writeback of w (for the
+ * timestamps), the pass's first folio included.
+ */
+static void *puncher(void *arg)
+{
+	(void)arg;
+	if (fallocate(r.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, VICTIM * BLOCK, BLOCK))
+		tfail("punch: %s", strerror(errno));
+	return NULL;
+}
+
+/* A number "KEY=N" in iomap-test-server's "user.iomap.deferred" of w, or -1 */
+static long deferred(const char *key)
+{
+	char buf[128], *p;
+	ssize_t n = fgetxattr(r.fd, "user.iomap.deferred", buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, key);
+	return p ? atol(p + strlen(key)) : -1;
+}
+
+/* Wait (at most 10 s) until "user.iomap.deferred" says KEY=N, N >= want */
+static bool wait_deferred(const char *key, long want)
+{
+	struct timespec nap = { 0, 10 * 1000 * 1000 };
+
+	for (int i = 0; i < 1000 && deferred(key) < want; i++)
+		nanosleep(&nap, NULL);
+	return deferred(key) >= want;
+}
+
+/*
+ * Each round: w written whole and clean, its first DIRTY blocks dirtied,
+ * the server armed, a writeback pass started; once its first BEGIN is held
+ * (for a mapping of all of w), a hole is punched at VICTIM, past the first
+ * batch of dirty folios writeback looks up, and VICTIM written again; the
+ * server then answers the pass.
+ */
+static bool punch_writeback(void)
+{
+	uint8_t *buf;
+	char arm[128];
+	pthread_t t, tp;
+
+	if (posix_memalign((void **)&buf, BLOCK, BLOCK))
+		return fail("no memory");
+	for (long i = 1; i <= r.iters && !failed(); i++) {
+		unsigned int gen = (unsigned int)(3 * i);
+
+		/* contiguous blocks again: the server allocates in order */
+		if (ftruncate(r.fd, 0) || ftruncate(r.fd, NBLOCKS * BLOCK))
+			return fail("ftruncate: %s", strerror(errno));
+		sh_resize(&sh, 0);
+		sh_resize(&sh, NBLOCKS * BLOCK);
+		for (uint64_t b = 0; b < NBLOCKS; b++)
+			if (!write_block(1, NULL, b, gen, buf))
+				return false;
+		if (fsync(r.fd))
+			return fail("fsync: %s", strerror(errno));
+		for (uint64_t b = 0; b < DIRTY; b++)
+			if (!write_block(1, NULL, b, gen + 1, buf))
+				return false;
+
+		if (fgetxattr(r.fd, "user.iomap.defer", arm, sizeof(arm)) < 0)
+			return fail("arming the server: %s", strerror(errno));
+		pthread_create(&t, NULL, pass, NULL);
+		if (!wait_deferred("held=", i))
+			tfail("round %ld: the server never held a BEGIN of the pass", i);
+		pthread_create(&tp, NULL, puncher, NULL);
+		if (!wait_deferred("punched=", i))
+			tfail("round %ld: the punch never reached the server", i);
+		sh_zero(&sh, VICTIM * BLOCK, BLOCK);
+		write_block(1, NULL, VICTIM, gen + 2, buf);
+		pthread_join(tp, NULL);
+		pthread_join(t, NULL);
+		if (!failed() && deferred("timeouts=") != 0)
+			tfail("round %ld: the held reply timed out (%ld): the punch and the rewrite did not reach the server",
+			      i, deferred("timeouts="));
+		if (!failed() && (fsync(r.fd) || posix_fadvise(r.fd, 0, 0, POSIX_FADV_DONTNEED)))
+			tfail("fsync and drop the page cache: %s", strerror(errno));
+		if (!failed() && !sh_check_file(&sh, r.fd, "after the pass, cold"))
+			tfail("round %ld: %s", i, why);
+	}
+	free(buf);
+	return !failed() || fail("%s", r.failure);
+}
+
 static bool run(const char *mode)
 {
 	pthread_t t[6];
@@ -296,6 +409,8 @@ static bool run(const char *mode)
 		pthread_create(&t[n++], NULL, truncater, NULL);
 		pthread_create(&t[n++], NULL, syncer, NULL);
 		pthread_create(&t[n++], NULL, reader, (void *)1L);
+	} else if (!strcmp(mode, "punch-writeback")) {
+		return punch_writeback();
 	} else if (!strcmp(mode, "readers")) {
 		r.writers = 1;
 		pthread_create(&t[n++], NULL, writer, NULL);

@@ -25,7 +25,10 @@
  * EOF into the kernel's page cache with FUSE_NOTIFY_STORE; reading
  * "user.iomap.adddev" makes it register --late-dev PATH (a second block
  * device) only then. Each happens once; the value says how it went:
- * "store=OK|ERRNO-NAME", "adddev=ID|ERRNO-NAME".
+ * "store=OK|ERRNO-NAME", "adddev=ID|ERRNO-NAME". Reading "user.iomap.defer"
+ * of w holds back the reply to its next write BEGIN (wdefer.h);
+ * "user.iomap.deferred" says how that went. Reading "user.iomap.limits"
+ * probes the kernel's limits on device registrations (probe_limits()).
  * The parent marks /dev/fuse with FUSE_DEV_IOC_ADD_IOMAP (not with
  * --no-mark) and mounts, then exits once the child has answered FUSE_INIT
  * and registered the device, printing "iomap=0|1 dev=ID"; with
@@ -46,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -58,6 +62,7 @@
 
 #include "../../proto/fuse_iomap.h"
 #include "model.h"
+#include "wdefer.h"
 #include "wdurable.h"
 #include "wfile.h"
 #include "wtimes.h"
@@ -77,6 +82,10 @@ static const char *const modes[] = {
 	"wb-beyond-end", "bw-ro",
 	/* write faults of shared mappings: the server dies, or maps elsewhere */
 	"mkwrite-die", "mkwrite-bad",
+	/* a write mapping of other blocks over written data (copy-on-write) */
+	"w-cow",
+	/* writeback's write mappings never answered */
+	"wb-hang",
 };
 #define FIRST_WRITE_MODE 17
 #define NMODES (sizeof(modes) / sizeof(modes[0]))
@@ -213,13 +222,15 @@ static void do_init(uint64_t unique, const struct fuse_init_in *in, int sender)
 		}
 		s.dev_id = id;
 		if (mode_is("closed-dev")) {
+			/* the kernel keeps a registered device: an id past it */
 			int cid = ioctl(s.fuse_fd, FUSE_DEV_IOC_BACKING_OPEN, &map);
 
-			if (cid <= 0 || ioctl(s.fuse_fd, FUSE_DEV_IOC_BACKING_CLOSE, &(uint32_t){ cid })) {
-				perror("server: open/close a second device id");
+			if (cid <= 0 || !ioctl(s.fuse_fd, FUSE_DEV_IOC_BACKING_CLOSE,
+					       &(uint32_t){ cid }) || errno != EBUSY) {
+				perror("server: closing a registered device id: want EBUSY");
 				exit(1);
 			}
-			s.closed_id = cid;
+			s.closed_id = cid + 1;
 		}
 	}
 	if (s.status_all)
@@ -267,6 +278,8 @@ static void w_begin(uint64_t unique, const struct fuse_iomap_begin_in *in)
 	memset(&out, 0, sizeof(out));
 	if (write && fault && mode_is("mkwrite-die"))
 		_exit(3);
+	if (write && s.ends && mode_is("wb-hang"))
+		return;
 	err = wf_map(in->pos, in->count, write, s.dev_id, m);
 	if (err)
 		return (void)reply(unique, err, NULL, 0);
@@ -281,8 +294,27 @@ static void w_begin(uint64_t unique, const struct fuse_iomap_begin_in *in)
 		m->dev = 0;
 	} else if (write && fault && mode_is("mkwrite-bad")) {
 		m->offset += m->length;	/* does not cover pos */
+	} else if (write && mode_is("w-cow") && m->type == FUSE_IOMAP_TYPE_MAPPED) {
+		out.write = *m;
+		out.write.addr += M_BLOCK;	/* new blocks for the old data */
+	} else if (write && wd_wants()) {
+		/* the whole run at pos, for the kernel to reuse if it may */
+		wf_map(in->pos, 0, false, s.dev_id, m);
+		return wd_hold(unique, &out);
 	}
 	reply(unique, 0, &out, sizeof(out));
+	if (write)
+		wd_event(WD_WRITE_BEGIN);
+}
+
+/* Send the held-back BEGIN reply once its time has come (wdefer.h). */
+static void send_deferred(void)
+{
+	struct fuse_iomap_begin_out out;
+	uint64_t unique;
+
+	if (wd_due(&unique, &out))
+		reply(unique, 0, &out, sizeof(out));
 }
 
 /* FUSE_IOMAP_IOEND: convert the written blocks of "w", grow its size. */
@@ -382,6 +414,30 @@ static const char *err_name(int e)
 	return n ? n : "unknown";
 }
 
+/* "user.iomap.limits": register the device until the kernel refuses, then
+ * a write-only fd of it, then close a registered id:
+ * "registered=N then=ERRNO wronly=ERRNO|ID close=ERRNO|OK" (N counts the
+ * first registration too) */
+static void probe_limits(char *buf, size_t len)
+{
+	struct fuse_backing_map map = { s.dev_fd, FUSE_BACKING_TYPE_IOMAP, 0 };
+	char self[64];
+	int n = 1, then, wronly, closed;
+
+	while (n < 5000 && ioctl(s.fuse_fd, FUSE_DEV_IOC_BACKING_OPEN, &map) > 0)
+		n++;
+	then = errno;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", s.dev_fd);
+	map.fd = open(self, O_WRONLY | O_CLOEXEC);
+	/* errno of the open or of the registration, 0 if registered */
+	wronly = map.fd < 0 || ioctl(s.fuse_fd, FUSE_DEV_IOC_BACKING_OPEN, &map) < 0 ? errno : 0;
+	if (map.fd >= 0)
+		close(map.fd);
+	closed = ioctl(s.fuse_fd, FUSE_DEV_IOC_BACKING_CLOSE, &(uint32_t){ s.dev_id }) ? errno : 0;
+	snprintf(buf, len, "registered=%d then=%s wronly=%s close=%s", n, err_name(then),
+		 wronly ? err_name(wronly) : "ID", closed ? err_name(closed) : "OK");
+}
+
 /* FUSE_GETXATTR "user.iomap.state" of "w": wf_describe() and fsyncs;
  * "user.iomap.store" of f and "user.iomap.adddev" (see the top). */
 static void do_getxattr(uint64_t unique, uint64_t ino, const struct fuse_getxattr_in *in)
@@ -410,6 +466,18 @@ static void do_getxattr(uint64_t unique, uint64_t ino, const struct fuse_getxatt
 				snprintf(adddev, sizeof(adddev), "adddev=%s", err_name(-id));
 		}
 		snprintf(buf, sizeof(buf), "%s", adddev);
+		goto out;
+	}
+	if (!strcmp(name, "user.iomap.limits")) {
+		probe_limits(buf, sizeof(buf));
+		goto out;
+	}
+	if (ino == M_W_INO && !strcmp(name, "user.iomap.defer")) {
+		wd_arm(buf, sizeof(buf));
+		goto out;
+	}
+	if (ino == M_W_INO && !strcmp(name, "user.iomap.deferred")) {
+		wd_describe(buf, sizeof(buf));
 		goto out;
 	}
 	if (ino != M_W_INO || strcmp(name, "user.iomap.state"))
@@ -550,9 +618,15 @@ static void serve(void)
 	struct fuse_open_out oo;
 
 	for (;;) {
-		ssize_t n = read(s.fuse_fd, buf, sizeof(buf));
+		struct pollfd pfd = { .fd = s.fuse_fd, .events = POLLIN };
 		struct fuse_in_header *ih = (void *)buf;
 		void *arg = buf + sizeof(*ih);
+		ssize_t n;
+
+		send_deferred();
+		if (wd_timeout_ms() >= 0 && poll(&pfd, 1, wd_timeout_ms()) == 0)
+			continue;
+		n = read(s.fuse_fd, buf, sizeof(buf));
 
 		if (n < 0 && (errno == EINTR || errno == ENOENT || errno == EAGAIN))
 			continue;
@@ -620,6 +694,7 @@ static void serve(void)
 					(unsigned long long)in->length);
 			reply(ih->unique, ih->nodeid == M_W_INO ?
 			      wf_fallocate(in->mode, in->offset, in->length) : EPERM, NULL, 0);
+			wd_event(WD_FALLOCATE);
 			break;
 		}
 		case FUSE_FSYNC:

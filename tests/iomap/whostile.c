@@ -153,3 +153,37 @@ int expect_dirty_die(const char *mnt, int server_pid)
 		printf("close ok\n");
 	return bad;
 }
+
+int expect_cow_refused(const char *mnt)
+{
+	int dfd = open_w(mnt, O_RDWR | O_DIRECT), fd = open_w(mnt, O_RDWR);
+	uint8_t *buf;
+	int bad = 0;
+
+	if (dfd < 0 || fd < 0)
+		return printf("open w: %s\n", err_name(errno)), 1;
+	if (posix_memalign((void **)&buf, 4096, 4096))
+		return 1;
+	memset(buf, 0x11, 4096);
+	if (pwrite(dfd, buf, 4096, 0) != 4096) {
+		printf("first write: %s\n", err_name(errno));
+		bad = 1;
+	} else if (pwrite(fd, buf, 512, 100) >= 0 || errno != EUCLEAN) {
+		printf("overwrite: %s, want EUCLEAN\n", err_name(errno));
+		bad = 1;
+	} else if (pread(dfd, buf, 4096, 0) != 4096) {
+		printf("read back: %s\n", err_name(errno));
+		bad = 1;
+	} else {
+		for (int i = 0; i < 4096 && !bad; i++)
+			if (buf[i] != 0x11)
+				bad = printf("byte %d is 0x%02x after the refused overwrite\n", i,
+					     buf[i]) > 0;
+		if (!bad)
+			printf("overwrite error EUCLEAN, data kept\n");
+	}
+	close(dfd);
+	close(fd);
+	free(buf);
+	return bad;
+}

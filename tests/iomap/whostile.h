@@ -8,6 +8,10 @@
 int expect_write_error(const char *mnt, int flags);
 /* A buffered write must succeed and the fsync after it fail. */
 int expect_wb_error(const char *mnt);
+/* w-cow: the first O_DIRECT write of a block works; a partial buffered
+ * overwrite (mapped copy-on-write by the server) fails; the block keeps
+ * its data. 0 if so. */
+int expect_cow_refused(const char *mnt);
 /* A store into a shared writable mapping must raise SIGBUS. */
 int expect_mkwrite_error(const char *mnt);
 /* Dirty pages, then the server is killed: fsync fails, reads and close
