@@ -315,20 +315,13 @@ static void *puncher(void *arg)
 }
 
 /* A number "KEY=N" in iomap-test-server's "user.iomap.deferred" of w, or -1 */
-static long deferred(const char *key)
+static long long deferred(const char *key)
 {
-	char buf[128], *p;
-	ssize_t n = fgetxattr(r.fd, "user.iomap.deferred", buf, sizeof(buf) - 1);
-
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	p = strstr(buf, key);
-	return p ? atol(p + strlen(key)) : -1;
+	return xattr_number(r.fd, "user.iomap.deferred", key);
 }
 
 /* Wait (at most 10 s) until "user.iomap.deferred" says KEY=N, N >= want */
-static bool wait_deferred(const char *key, long want)
+static bool wait_deferred(const char *key, long long want)
 {
 	struct timespec nap = { 0, 10 * 1000 * 1000 };
 
@@ -372,18 +365,18 @@ static bool punch_writeback(void)
 		if (fgetxattr(r.fd, "user.iomap.defer", arm, sizeof(arm)) < 0)
 			return fail("arming the server: %s", strerror(errno));
 		pthread_create(&t, NULL, pass, NULL);
-		if (!wait_deferred("held=", i))
+		if (!wait_deferred("held", i))
 			tfail("round %ld: the server never held a BEGIN of the pass", i);
 		pthread_create(&tp, NULL, puncher, NULL);
-		if (!wait_deferred("punched=", i))
+		if (!wait_deferred("punched", i))
 			tfail("round %ld: the punch never reached the server", i);
 		sh_zero(&sh, VICTIM * BLOCK, BLOCK);
 		write_block(1, NULL, VICTIM, gen + 2, buf);
 		pthread_join(tp, NULL);
 		pthread_join(t, NULL);
-		if (!failed() && deferred("timeouts=") != 0)
-			tfail("round %ld: the held reply timed out (%ld): the punch and the rewrite did not reach the server",
-			      i, deferred("timeouts="));
+		if (!failed() && deferred("timeouts") != 0)
+			tfail("round %ld: the held reply timed out (%lld): the punch and the rewrite did not reach the server",
+			      i, deferred("timeouts"));
 		if (!failed() && (fsync(r.fd) || posix_fadvise(r.fd, 0, 0, POSIX_FADV_DONTNEED)))
 			tfail("fsync and drop the page cache: %s", strerror(errno));
 		if (!failed() && !sh_check_file(&sh, r.fd, "after the pass, cold"))

@@ -132,9 +132,14 @@ bool sh_check_read(const struct wshadow *sh, int fd, uint64_t off, size_t len,
 /* A number from the server's description of w, or -1 */
 long long server_state(int fd, const char *key)
 {
+	return xattr_number(fd, "user.iomap.state", key);
+}
+
+long long xattr_number(int fd, const char *name, const char *key)
+{
 	char buf[256], *p;
 	size_t klen = strlen(key);
-	ssize_t n = fgetxattr(fd, "user.iomap.state", buf, sizeof(buf) - 1);
+	ssize_t n = fgetxattr(fd, name, buf, sizeof(buf) - 1);
 
 	if (n < 0)
 		return -1;

@@ -44,7 +44,9 @@ bool sh_compare(const struct wshadow *sh, const uint8_t *buf, uint64_t off,
 /* pread fd at off for len into buf and compare, EOF included. */
 bool sh_check_read(const struct wshadow *sh, int fd, uint64_t off, size_t len,
 		   uint8_t *buf, const char *what);
-/* A number "KEY=N" in what the server says of w (user.iomap.state), or -1 */
+/* A number "KEY=N" in the extended attribute NAME of fd, or -1 */
+long long xattr_number(int fd, const char *name, const char *key);
+/* The same in what the server says of w (user.iomap.state) */
 long long server_state(int fd, const char *key);
 /* Read all of w (and past EOF) through fd and compare. */
 bool sh_check_file(const struct wshadow *sh, int fd, const char *what);
