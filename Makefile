@@ -2,7 +2,8 @@
 #   make            build all user-space programs into build/ (-Wall -Wextra -Werror)
 #   make deps       install the Debian packages everything needs (apt only)
 #   make kernel     build the guest kernel (KCONFIG=test|bench, default test)
-#   make kernel-bisect  build every prefix of the patch series (bisectability)
+#   make kernel-bisect  build every prefix of the patch series (bisectability),
+#                       then fs/fuse of every prefix in five more build flavours
 #   make check      build with ASan/UBSan into build/test and run every test layer
 #   make check-fresh  `make deps all` from a git archive of HEAD in a fresh Debian 12 chroot
 #   make demo       the product demo (boots a QEMU guest)
@@ -52,6 +53,7 @@ kernel: | $(AFTER_DEPS)
 
 kernel-bisect: | $(AFTER_DEPS)
 	bash kernel/bisect-build.sh $(KCONFIG) $(or $(FIRST),0)
+	bash kernel/bisect-flavours.sh $(FLAVOURS)
 
 check: | $(AFTER_DEPS)
 	bash tests/check.sh

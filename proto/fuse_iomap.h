@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 
-#define FUSE_IOMAP_MINOR	42
+#define FUSE_IOMAP_MINOR	99	/* experimental, as the prototype's */
 #define FUSE_IOMAP_INIT		(1ULL << 43)
 #define FUSE_ATTR_EXCLUSIVE	(1 << 2)
 #define FUSE_ATTR_IOMAP		(1 << 3)
@@ -22,12 +22,17 @@
 #define FUSE_IOMAP_TYPE_MAPPED		2
 #define FUSE_IOMAP_TYPE_UNWRITTEN	3
 #define FUSE_IOMAP_TYPE_INLINE		4
+#define FUSE_IOMAP_TYPE_PURE_OVERWRITE	255	/* write mapping: same as read */
+#define FUSE_IOMAP_F_WANT_IOMAP_END	(1U << 12)
 #define FUSE_IOMAP_NULL_ADDR		(~0ULL)
 #define FUSE_IOMAP_OP_WRITE		(1U << 0)
 #define FUSE_IOMAP_OP_ZERO		(1U << 1)
 #define FUSE_IOMAP_OP_FAULT		(1U << 3)
+#define FUSE_IOMAP_OP_WRITEBACK		(1U << 31)
 #define FUSE_IOMAP_IOEND_UNWRITTEN	(1U << 1)
-#define FUSE_IOMAP_IOEND_APPEND		(1U << 3)
+#define FUSE_IOMAP_IOEND_DIRECT		(1U << 3)
+#define FUSE_IOMAP_IOEND_APPEND		(1U << 4)
+#define FUSE_IOMAP_IOEND_WRITEBACK	(1U << 5)
 
 struct fuse_iomap_io {
 	uint64_t offset, length, addr;

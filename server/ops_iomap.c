@@ -4,9 +4,10 @@
  * range of a file is, allocating unwritten blocks for writes) and
  * FUSE_IOMAP_IOEND (the data is on the device: convert the blocks, grow the
  * size), all from map.c. File times are the kernel's: it sends them with
- * FUSE_SETATTR at close, fsync, sync and unmount. FUSE_IOMAP_END is declined once (ENOSYS) and never
- * sent again. Files iomap cannot describe here (inline data, block-mapped
- * files) stay classic, inode by inode. */
+ * FUSE_SETATTR at close, fsync, sync and unmount. FUSE_IOMAP_END comes only to
+ * a server that asks for it, and this one never does. Files iomap cannot
+ * describe here (inline data, block-mapped files) stay classic, inode by
+ * inode. */
 #include "log.h"
 #include "map.h"
 #include "ops.h"
@@ -153,7 +154,8 @@ static void do_begin(struct ec_req *r, ext2_ino_t ino, const struct fuse_iomap_b
 	if (rc)
 		return (void)ec_reply_err(r, rc);
 	memset(&out, 0, sizeof(out));
-	to_io(c, &m, &out.read);	/* write all zeroes: same as read */
+	to_io(c, &m, &out.read);
+	out.write.type = FUSE_IOMAP_TYPE_PURE_OVERWRITE;	/* same as read */
 	if (c->opt.debug)
 		ec_log(EC_LOG_DEBUG, "ext4cell-server: iomap begin ino %u pos %llu count %llu op 0x%x: "
 		       "type %u offset %llu length %llu addr %llu\n", ino,
@@ -199,7 +201,7 @@ bool ec_iomap_dispatch(struct ec_req *r, uint32_t op, uint64_t node, const void 
 	if (op != FUSE_IOMAP_BEGIN_OP && op != FUSE_IOMAP_END_OP && op != FUSE_IOMAP_IOEND_OP)
 		return false;
 	if (!r->c->iomap || op == FUSE_IOMAP_END_OP) {
-		ec_reply_err(r, ENOSYS);	/* END: nothing to release, never again */
+		ec_reply_err(r, ENOSYS);	/* END: never asked for */
 		return true;
 	}
 	if (op == FUSE_IOMAP_BEGIN_OP && n >= sizeof(struct fuse_iomap_begin_in)) {

@@ -15,7 +15,8 @@
  *                                file "w", then byte-exact checks through the
  *                                mount (cold cache) and on DEV at the
  *                                addresses FIEMAP reports
- *                                (write-*), then mmap writes, truncates,
+ *                                (write-*), the flags of the requests
+ *                                (write-flags), then mmap writes, truncates,
  *                                fallocates, fsync, O_TRUNC (wmodify.c)
  *   iomap-check umount-mmap MNT DEV
  *                                stores through a shared mapping, dirty after
@@ -374,6 +375,31 @@ static bool check_write_buffered(const char *mnt)
 	return ok;
 }
 
+/* The flags of the requests that the writes above caused, as the server
+ * counted them: it never asked for FUSE_IOMAP_END, so it got none; writeback's
+ * write mappings (FUSE_IOMAP_OP_WRITEBACK) and completions
+ * (FUSE_IOMAP_IOEND_WRITEBACK) and the O_DIRECT completions
+ * (FUSE_IOMAP_IOEND_DIRECT) say what they are. */
+static bool check_write_flags(const char *mnt)
+{
+	static const char *const keys[] = { "wbmaps", "wbioends", "dioends" };
+	int fd = open_w(mnt, O_RDONLY);
+	long long ends;
+	bool ok = true;
+
+	if (fd < 0)
+		return fail("open w: %s", strerror(errno));
+	ends = server_state(fd, "ends");
+	if (ends != 0)
+		ok = fail("the server got %lld FUSE_IOMAP_END without asking for one", ends);
+	for (size_t i = 0; ok && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (server_state(fd, keys[i]) <= 0)
+			ok = fail("the server counted %s=%lld, want at least 1", keys[i],
+				  server_state(fd, keys[i]));
+	close(fd);
+	return ok;
+}
+
 /* Read w back: buffered, then O_DIRECT, on the whole file and past EOF. */
 static bool check_write_readback(const char *mnt)
 {
@@ -491,6 +517,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "write")) {
 		report("write-direct", check_write_direct(argv[2]));
 		report("write-buffered", check_write_buffered(argv[2]));
+		report("write-flags", check_write_flags(argv[2]));
 		report("write-readback", check_write_readback(argv[2]));
 		report("write-raw", check_write_raw(argv[2], argv[3]));
 		if (failures)

@@ -102,6 +102,8 @@ static struct {
 	uint32_t dev_id, closed_id;
 	bool iomap;
 	uint64_t ends, fsyncs;	/* FUSE_IOMAP_END and FUSE_FSYNC seen */
+	uint64_t wb_maps;	/* FUSE_IOMAP_BEGIN with FUSE_IOMAP_OP_WRITEBACK */
+	uint64_t wb_ioends, dio_ioends;	/* IOENDs flagged WRITEBACK, DIRECT */
 	uint64_t syncfs;	/* FUSE_SYNCFS seen */
 	uint64_t copies;	/* FUSE_COPY_FILE_RANGE seen */
 	struct timespec w_mtime, w_ctime;	/* the times of "w" */
@@ -276,6 +278,8 @@ static void w_begin(uint64_t unique, const struct fuse_iomap_begin_in *in)
 	int err;
 
 	memset(&out, 0, sizeof(out));
+	out.write.type = FUSE_IOMAP_TYPE_PURE_OVERWRITE;
+	s.wb_maps += !!(in->opflags & FUSE_IOMAP_OP_WRITEBACK);
 	if (write && fault && mode_is("mkwrite-die"))
 		_exit(3);
 	if (write && s.ends && mode_is("wb-hang"))
@@ -283,6 +287,9 @@ static void w_begin(uint64_t unique, const struct fuse_iomap_begin_in *in)
 	err = wf_map(in->pos, in->count, write, s.dev_id, m);
 	if (err)
 		return (void)reply(unique, err, NULL, 0);
+	/* these modes change course once a write's FUSE_IOMAP_END arrived */
+	if (write && (mode_is("wb-hang") || mode_is("wb-beyond-end")))
+		m->flags |= FUSE_IOMAP_F_WANT_IOMAP_END;
 	if (write && ((s.ends && mode_is("wb-beyond-end")) || mode_is("w-beyond-end"))) {
 		m->type = FUSE_IOMAP_TYPE_MAPPED;
 		m->addr = s.dev_size - M_BLOCK;
@@ -327,6 +334,8 @@ static void do_ioend(uint64_t unique, uint64_t ino, const struct fuse_iomap_ioen
 		fprintf(stderr, "server: ioend ino %llu pos %llu written %llu flags 0x%x error %d\n",
 			(unsigned long long)ino, (unsigned long long)in->pos,
 			(unsigned long long)in->written, in->flags, in->error);
+	s.wb_ioends += !!(in->flags & FUSE_IOMAP_IOEND_WRITEBACK);
+	s.dio_ioends += !!(in->flags & FUSE_IOMAP_IOEND_DIRECT);
 	if (mode_is("ioend-die") || mode_is("wb-die"))
 		_exit(3);
 	if (mode_is("ioend-error") || mode_is("wb-error"))
@@ -444,7 +453,7 @@ static void do_getxattr(uint64_t unique, uint64_t ino, const struct fuse_getxatt
 {
 	static char store[64], adddev[64];
 	const char *name = (const char *)(in + 1);
-	char buf[256];
+	char buf[512];
 	size_t n;
 
 	if (!strcmp(name, "user.iomap.store") && ino == m_lookup("f")->ino) {
@@ -484,9 +493,12 @@ static void do_getxattr(uint64_t unique, uint64_t ino, const struct fuse_getxatt
 		return (void)reply(unique, ENODATA, NULL, 0);
 	wf_describe(buf, sizeof(buf));
 	n = strlen(buf);
-	snprintf(buf + n, sizeof(buf) - n, " fsyncs=%llu syncfs=%llu copies=%llu",
-		 (unsigned long long)s.fsyncs, (unsigned long long)s.syncfs,
-		 (unsigned long long)s.copies);
+	snprintf(buf + n, sizeof(buf) - n,
+		 " fsyncs=%llu syncfs=%llu copies=%llu ends=%llu wbmaps=%llu wbioends=%llu"
+		 " dioends=%llu", (unsigned long long)s.fsyncs, (unsigned long long)s.syncfs,
+		 (unsigned long long)s.copies, (unsigned long long)s.ends,
+		 (unsigned long long)s.wb_maps, (unsigned long long)s.wb_ioends,
+		 (unsigned long long)s.dio_ioends);
 	n = strlen(buf);
 	wt_describe(buf + n, sizeof(buf) - n, &s.w_mtime, &s.w_ctime, s.time_setattrs);
 out:
@@ -525,6 +537,7 @@ static void do_iomap_begin(uint64_t unique, uint64_t ino, const struct fuse_ioma
 	uint64_t base = in->pos & ~(M_BLOCK - 1);
 
 	memset(&out, 0, sizeof(out));
+	out.write.type = FUSE_IOMAP_TYPE_PURE_OVERWRITE;
 	good_map(m_by_ino(ino), in->pos, m);
 	if (s.verbose)
 		fprintf(stderr, "server: begin ino %llu pos %llu count %llu op 0x%x\n",

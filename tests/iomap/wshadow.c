@@ -137,7 +137,7 @@ long long server_state(int fd, const char *key)
 
 long long xattr_number(int fd, const char *name, const char *key)
 {
-	char buf[256], *p;
+	char buf[512], *p;
 	size_t klen = strlen(key);
 	ssize_t n = fgetxattr(fd, name, buf, sizeof(buf) - 1);
 
