@@ -101,6 +101,8 @@ static const struct rule rules[] = {
 	{ "mremap", M_ALL, .why = "realloc of large blocks" },
 	{ "brk", M_ALL, .why = "malloc" },
 	{ "getrandom", M_ALL, .why = "inode generation numbers" },
+	{ "sysinfo", M_ALL, .why = "glibc's qsort() sizes its buffer by the machine's memory "
+	  "(sysconf(_SC_PHYS_PAGES)): journal replay sorts its revoke records; only counters" },
 	{ "clock_gettime", M_ALL, .why = "timestamps (server), when the vDSO cannot read the clock" },
 	{ "gettimeofday", M_ALL, .why = "libext2fs bitmap statistics, likewise (e.g. TSC unstable)" },
 	{ "time", M_ALL, .why = "time(), likewise (no vDSO)" },

@@ -53,9 +53,12 @@ static int get_xattr(struct ec_ctx *c, ext2_ino_t ino, const char *name, void **
 {
 	struct ext2_xattr_handle *h;
 	void *v = NULL;
-	errcode_t err = ext2fs_xattrs_open(c->fs, ino, &h);
+	errcode_t err;
 
 	*val = NULL;
+	if (!ec_fs_has_xattrs(c))
+		return ENODATA;
+	err = ext2fs_xattrs_open(c->fs, ino, &h);
 	if (err)
 		return ec_errno(c, err, ino, "xattrs_open");
 	err = ext2fs_xattrs_read(h);
@@ -76,8 +79,11 @@ static int get_xattr(struct ec_ctx *c, ext2_ino_t ino, const char *name, void **
 static int set_xattr(struct ec_ctx *c, ext2_ino_t ino, const char *name, const void *val, size_t len)
 {
 	struct ext2_xattr_handle *h;
-	errcode_t err = ext2fs_xattrs_open(c->fs, ino, &h), err2;
+	errcode_t err, err2;
 
+	if (!ec_fs_has_xattrs(c))
+		return EOPNOTSUPP;
+	err = ext2fs_xattrs_open(c->fs, ino, &h);
 	if (err)
 		return ec_errno(c, err, ino, "xattrs_open");
 	err = ext2fs_xattrs_read(h);

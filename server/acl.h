@@ -8,6 +8,16 @@
 #define EC_ACL_ACCESS "system.posix_acl_access"
 #define EC_ACL_DEFAULT "system.posix_acl_default"
 
+/* Without the ext_attr feature (or inline_data, which keeps data in an xattr)
+ * no inode has extended attributes and libext2fs will not open them
+ * (EXT2_ET_MISSING_EA_FEATURE): reads find none, as on kernel ext4, and
+ * writes are refused with EOPNOTSUPP. */
+static inline bool ec_fs_has_xattrs(const struct ec_ctx *c)
+{
+	return ext2fs_has_feature_xattr(c->fs->super) ||
+	       ext2fs_has_feature_inline_data(c->fs->super);
+}
+
 struct ec_acl_inherit {
 	void *dflt;		/* the parent's default ACL (xattr format) or NULL */
 	size_t dflt_len;

@@ -106,6 +106,10 @@ void ec_op_setxattr(struct ec_req *req, uint64_t fino, const char *name, const c
 		ec_reply_err(req, rc);
 		return;
 	}
+	if (!ec_fs_has_xattrs(c)) {
+		ec_reply_err(req, EOPNOTSUPP);
+		return;
+	}
 	rc = open_for_change(c, ino, name, &h, &found);
 	if (rc) {
 		ec_reply_err(req, rc);
@@ -139,6 +143,10 @@ void ec_op_getxattr(struct ec_req *req, uint64_t fino, const char *name, size_t 
 
 	if (!name_allowed(name)) {
 		ec_reply_err(req, strncmp(name, "system.", 7) ? EOPNOTSUPP : ENODATA);
+		return;
+	}
+	if (!ec_fs_has_xattrs(c)) {
+		ec_reply_err(req, ENODATA);
 		return;
 	}
 	rc = open_xattrs(c, ino, &h);
@@ -193,9 +201,10 @@ void ec_op_listxattr(struct ec_req *req, uint64_t fino, size_t size)
 	ext2_ino_t ino = ec_ino(fino);
 	struct ext2_xattr_handle *h;
 	struct names n = { NULL, 0, 0, 0 };
-	int rc = open_xattrs(c, ino, &h);
+	int rc = 0;
 
-	if (!rc) {
+	/* without the feature there are none: the empty list */
+	if (ec_fs_has_xattrs(c) && !(rc = open_xattrs(c, ino, &h))) {
 		errcode_t err = ext2fs_xattrs_iterate(h, list_cb, &n);
 		rc = n.err ? n.err : ec_errno(c, err, ino, "xattrs_iterate");
 		rc = close_xattrs(c, ino, &h, rc);
@@ -223,6 +232,10 @@ void ec_op_removexattr(struct ec_req *req, uint64_t fino, const char *name)
 	EC_CHECK_RW(c, req);
 	if (!name_allowed(name)) {
 		ec_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	if (!ec_fs_has_xattrs(c)) {
+		ec_reply_err(req, ENODATA);
 		return;
 	}
 	rc = open_for_change(c, ino, name, &h, &found);

@@ -209,6 +209,24 @@ static bool step_getrandom(void)
 	return getrandom(&r, sizeof(r), 0) == sizeof(r);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* glibc's qsort() of more than 1 KiB asks for the memory size
+ * (sysconf(_SC_PHYS_PAGES), the sysinfo system call) on its first call */
+static bool step_qsort(void)
+{
+	static int v[4096];
+	int n = (int)(sizeof(v) / sizeof(v[0]));
+
+	for (int i = 0; i < n; i++)
+		v[i] = n - i;
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_int);
+	return v[0] == 1 && v[n - 1] == n;
+}
+
 static volatile sig_atomic_t got_signal;
 
 static void on_signal(int sig)
@@ -237,6 +255,7 @@ static const struct {
 	{ "directory and AF_INET fds closed", step_fds_closed },
 	{ "fsync", step_fsync },
 	{ "getrandom", step_getrandom },
+	{ "qsort of a large array (sysinfo)", step_qsort },
 	{ "signal handler, raise", step_signal },
 };
 #define NSTEPS ((int)(sizeof(steps) / sizeof(steps[0])))
