@@ -1,7 +1,9 @@
 #!/bin/bash
 # kernel/bisect-flavours.sh: build fs/fuse at every prefix of kernel/series in
 # the build flavours that the guest kernels do not cover, and fail on a build
-# error or on a warning that the unpatched tree does not have:
+# error or on a warning that the unpatched tree does not have. Every flavour
+# builds all of fs/fuse: CUSE and virtio-fs with DAX too (dax.c shares names
+# with the iomap files), which the guest configs leave out.
 #   module     CONFIG_FUSE_FS=m (with CONFIG_MODULES)
 #   no-iomap   CONFIG_FUSE_IOMAP off: the series must leave classic FUSE intact
 #   w1         make W=1 (extra compiler warnings)
@@ -75,10 +77,14 @@ set_prefix() {
 # The config of flavour F in its output directory: the test guest's, plus
 # the flavour's lines, every one of which must survive olddefconfig.
 configure() {
-	local f=$1 out=$2 extra=() line opt
+	local f=$1 out=$2 extra line opt fuse=y
+	[ "$f" != module ] || fuse=m
+	extra=(CONFIG_MEMORY_HOTPLUG=y CONFIG_MEMORY_HOTREMOVE=y CONFIG_ZONE_DEVICE=y
+		CONFIG_FS_DAX=y "CONFIG_FUSE_FS=$fuse" "CONFIG_CUSE=$fuse"
+		"CONFIG_VIRTIO_FS=$fuse" CONFIG_FUSE_DAX=y)
 	case $f in
-	module) extra=("CONFIG_MODULES=y" "CONFIG_FUSE_FS=m") ;;
-	no-iomap) extra=("# CONFIG_FUSE_IOMAP is not set") ;;
+	module) extra+=(CONFIG_MODULES=y) ;;
+	no-iomap) extra+=("# CONFIG_FUSE_IOMAP is not set") ;;
 	esac
 	make -C "$src" -s O="$out" ARCH=x86_64 "${mk[@]}" tinyconfig >/dev/null || return 1
 	printf '%s\n' "${extra[@]}" >"$out/flavour.config"
