@@ -79,7 +79,8 @@ set_prefix() {
 configure() {
 	local f=$1 out=$2 extra line opt fuse=y
 	[ "$f" != module ] || fuse=m
-	extra=(CONFIG_MEMORY_HOTPLUG=y CONFIG_MEMORY_HOTREMOVE=y CONFIG_ZONE_DEVICE=y
+	extra=(CONFIG_MEMORY_HOTPLUG=y CONFIG_MEMORY_HOTREMOVE=y CONFIG_SPARSEMEM_VMEMMAP=y
+		CONFIG_ZONE_DEVICE=y
 		CONFIG_FS_DAX=y "CONFIG_FUSE_FS=$fuse" "CONFIG_CUSE=$fuse"
 		"CONFIG_VIRTIO_FS=$fuse" CONFIG_FUSE_DAX=y)
 	case $f in
