@@ -25,6 +25,7 @@ static bool name_allowed(const char *name)
 	return false;
 }
 
+/* ENODATA, with nothing open, on a filesystem that cannot have xattrs */
 static int open_xattrs(struct ec_ctx *c, ext2_ino_t ino, struct ext2_xattr_handle **h)
 {
 	ec_inode in;
@@ -33,6 +34,8 @@ static int open_xattrs(struct ec_ctx *c, ext2_ino_t ino, struct ext2_xattr_handl
 
 	if (rc)
 		return rc;
+	if (!ec_fs_has_xattrs(c))
+		return ENODATA;
 	err = ext2fs_xattrs_open(c->fs, ino, h);
 	if (!err) {
 		err = ext2fs_xattrs_read(*h);
@@ -145,10 +148,6 @@ void ec_op_getxattr(struct ec_req *req, uint64_t fino, const char *name, size_t 
 		ec_reply_err(req, strncmp(name, "system.", 7) ? EOPNOTSUPP : ENODATA);
 		return;
 	}
-	if (!ec_fs_has_xattrs(c)) {
-		ec_reply_err(req, ENODATA);
-		return;
-	}
 	rc = open_xattrs(c, ino, &h);
 	if (!rc) {
 		err = ext2fs_xattr_get(h, name, &val, &len);
@@ -201,10 +200,11 @@ void ec_op_listxattr(struct ec_req *req, uint64_t fino, size_t size)
 	ext2_ino_t ino = ec_ino(fino);
 	struct ext2_xattr_handle *h;
 	struct names n = { NULL, 0, 0, 0 };
-	int rc = 0;
+	int rc = open_xattrs(c, ino, &h);
 
-	/* without the feature there are none: the empty list */
-	if (ec_fs_has_xattrs(c) && !(rc = open_xattrs(c, ino, &h))) {
+	if (rc == ENODATA) {
+		rc = 0;		/* none at all: the empty list */
+	} else if (!rc) {
 		errcode_t err = ext2fs_xattrs_iterate(h, list_cb, &n);
 		rc = n.err ? n.err : ec_errno(c, err, ino, "xattrs_iterate");
 		rc = close_xattrs(c, ino, &h, rc);
@@ -232,10 +232,6 @@ void ec_op_removexattr(struct ec_req *req, uint64_t fino, const char *name)
 	EC_CHECK_RW(c, req);
 	if (!name_allowed(name)) {
 		ec_reply_err(req, EOPNOTSUPP);
-		return;
-	}
-	if (!ec_fs_has_xattrs(c)) {
-		ec_reply_err(req, ENODATA);
 		return;
 	}
 	rc = open_for_change(c, ino, name, &h, &found);
