@@ -242,6 +242,35 @@ else
 	echo "case backing-limits ok: $v"
 fi
 
+# Growing fallocate zeroes what lies past the old EOF also where written
+# blocks past EOF hold old data (--stale-tail: w is 10000 bytes over four
+# blocks of 'Z'): bytes 10000-29999 read zero at once and after sync and
+# drop_caches, the first 10000 stay 'Z'.
+st=$($srv --stale-tail $dev $mnt 2>&1)
+v=$(fallocate -o 10000 -l 20000 $mnt/w 2>&1)
+z1=$(tail -c +10001 $mnt/w | tr -d '\0' | wc -c)
+sync
+echo 3 >/proc/sys/vm/drop_caches
+z2=$(tail -c +10001 $mnt/w | tr -d '\0' | wc -c)
+d=$(head -c 10000 $mnt/w | tr -d Z | wc -c)
+sz=$(stat -c %s $mnt/w)
+unmount
+newlog
+b=$(badlog)
+if [ "$st" != "iomap=1 dev=1" ]; then
+	echo "case fallocate-stale FAIL: server said '$st'"
+elif [ -n "$v" ] || [ "$sz" != 30000 ]; then
+	echo "case fallocate-stale FAIL: fallocate: '$v', size $sz, want 30000"
+elif [ "$z1" != 0 ] || [ "$z2" != 0 ]; then
+	echo "case fallocate-stale FAIL: $z1 non-zero bytes past the old EOF, $z2 after sync and drop_caches"
+elif [ "$d" != 0 ]; then
+	echo "case fallocate-stale FAIL: $d bytes of the old data changed"
+elif [ -n "$b" ]; then
+	echo "case fallocate-stale FAIL: kernel log: $b"
+else
+	echo "case fallocate-stale ok"
+fi
+
 # Timestamps (iomap-check times, wtimes.c): a buffered write, an O_DIRECT
 # write, ftruncate and a store through a shared mapping after close each
 # move mtime and ctime of w; after fsync the server has the times stat

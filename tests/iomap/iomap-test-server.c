@@ -19,6 +19,8 @@
  * DEVICE, for bench/iomap-smoke.sh. --forget-w answers lookups of "w" with
  * an entry timeout of 0, so that the kernel drops its dentry, and the inode
  * unless something keeps it, as soon as the last user is gone.
+ * --stale-tail starts w at 10000 bytes over four written blocks of 'Z',
+ * the last one and a half past EOF (as a crash can leave a file).
  * --blksize N reports N as the block size of the files (fuse_attr.blksize;
  * the mappings stay in 4 KiB units). Reading the extended attribute
  * "user.iomap.store" of "f" makes the server push 8 KiB of 0xa5 across its
@@ -94,6 +96,7 @@ static struct {
 	int mode;
 	bool no_mark, drop_rawio, user, no_iomap, verbose, bench;
 	bool forget_w;		/* the kernel may drop w's dentry at once */
+	bool stale_tail;	/* w starts over written blocks past its EOF */
 	bool fusermount, claim_iomap, status_all;
 	const char *mark;	/* outcome of FUSE_DEV_IOC_ADD_IOMAP */
 	bool offered;		/* FUSE_IOMAP was in FUSE_INIT */
@@ -121,12 +124,31 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: iomap-test-server [--mode MODE] [--no-mark] [--drop-rawio]\n"
 			"  [--user] [--no-iomap] [--bench] [--fusermount] [--claim-iomap]\n"
-			"  [--status-all] [--forget-w] [--blksize N] [--late-dev PATH] [-v]\n"
+			"  [--status-all] [--forget-w] [--stale-tail] [--blksize N] [--late-dev PATH] [-v]\n"
 			"  DEVICE MOUNTPOINT\nmodes:");
 	for (size_t i = 0; i < NMODES; i++)
 		fprintf(stderr, " %s", modes[i]);
 	fprintf(stderr, "\n");
 	exit(2);
+}
+
+/* --stale-tail: w is 10000 bytes over four written blocks of 'Z', on the
+ * device before the kernel reads or writes them (bios bypass the device's
+ * page cache, which a later sync would write over them). */
+static int stale_tail(void)
+{
+	static uint8_t z[4 * M_BLOCK];
+	struct fuse_iomap_io m;
+
+	memset(z, 'Z', sizeof(z));
+	if (wf_preset(10000, 4) || wf_map(0, 0, false, 0, &m) ||
+	    m.length != sizeof(z) ||
+	    pwrite(s.dev_fd, z, sizeof(z), (off_t)m.addr) != (ssize_t)sizeof(z) ||
+	    fsync(s.dev_fd)) {
+		fprintf(stderr, "server: --stale-tail: cannot set up w\n");
+		return -1;
+	}
+	return 0;
 }
 
 /* Remove CAP_SYS_RAWIO from every set of this process. */
@@ -827,6 +849,7 @@ int main(int argc, char **argv)
 		{ "no-iomap", no_argument, NULL, 'n' },
 		{ "bench", no_argument, NULL, 'b' },
 		{ "forget-w", no_argument, NULL, 'g' },
+		{ "stale-tail", no_argument, NULL, 't' },
 		{ "blksize", required_argument, NULL, 'k' },
 		{ "late-dev", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
@@ -852,6 +875,7 @@ int main(int argc, char **argv)
 		case 'n': s.no_iomap = true; break;
 		case 'b': s.bench = true; break;
 		case 'g': s.forget_w = true; break;
+		case 't': s.stale_tail = true; break;
 		case 'k': s.blksize = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'l': s.late_dev = optarg; break;
 		case 'v': s.verbose = true; break;
@@ -878,6 +902,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "server: no memory\n");
 		return 1;
 	}
+	if (s.stale_tail && stale_tail())
+		return 1;
 	/* the times of "w" that the last server left */
 	if (s.dev_size >= DESTROY_MARK_ADDR + M_BLOCK) {
 		static uint8_t blk[M_BLOCK];

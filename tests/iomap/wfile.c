@@ -167,6 +167,19 @@ int wf_fallocate(uint32_t mode, uint64_t off, uint64_t len)
 	return err;
 }
 
+int wf_preset(uint64_t size, uint64_t nblocks)
+{
+	if (size > w.max || nblocks > w.nblocks)
+		return EFBIG;
+	for (uint64_t b = 0; b < nblocks; b++) {
+		if (alloc_block(b))
+			return ENOSPC;
+		w.state[b] = W_WRITTEN;
+	}
+	w.size = size;
+	return 0;
+}
+
 uint64_t wf_size(void)
 {
 	return w.size;

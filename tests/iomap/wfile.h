@@ -30,6 +30,10 @@ int wf_truncate(uint64_t size);
 /* FUSE_FALLOCATE: allocate (unwritten), punch or zero whole blocks. */
 int wf_fallocate(uint32_t mode, uint64_t off, uint64_t len);
 
+/* Start w as a crash can leave a file: size bytes over nblocks written
+ * blocks from its start, some of them past EOF. 0, EFBIG or ENOSPC. */
+int wf_preset(uint64_t size, uint64_t nblocks);
+
 uint64_t wf_size(void);
 
 /* The blocks (of M_BLOCK bytes) allocated for w. */
