@@ -1,7 +1,8 @@
-/* server/data.c: file contents. Reads of extent-mapped files go straight to
- * the device, one transfer per extent; so do writes of whole blocks, after
- * allocating them in one go; everything else goes through
- * libext2fs file handles (extents, indirect blocks and inline data alike).
+/* server/data.c: file contents. Reads of extent- and block-mapped files go
+ * straight to the device, one transfer per run of blocks (map.c); so do
+ * writes of whole blocks of extent-mapped files, after allocating them in
+ * one go; everything else goes through libext2fs file handles (extents,
+ * indirect blocks and inline data alike).
  * A handle lives for one call only: libext2fs handles cache the inode, so
  * long-lived ones would go stale. */
 #include "map.h"
@@ -48,25 +49,20 @@ static int read_run(struct ec_ctx *c, ext2_ino_t ino, blk64_t pblk, uint64_t ino
 	return err ? ec_errno(c, err, ino, "read") : 0;
 }
 
-static int read_extents(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, char *buf, uint64_t len,
-			uint64_t off, uint64_t *got)
+static int read_runs(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, char *buf, uint64_t len,
+		     uint64_t off, uint64_t *got)
 {
 	uint64_t bs = c->fs->blocksize, size = ec_isize(in), pos = off, end;
-	ext2_extent_handle_t h;
-	errcode_t err;
 	int rc = 0;
 
 	*got = 0;
 	if (off >= size)
 		return 0;
 	end = len < size - off ? off + len : size;
-	err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)in, &h);
-	if (err)
-		return ec_errno(c, err, ino, "extent_open");
 	while (!rc && pos < end) {
 		struct ec_map m;
 		uint64_t run_end;
-		rc = ec_map_run(c, ino, h, pos / bs, &m);
+		rc = ec_map_find(c, ino, pos / bs, &m);
 		if (rc)
 			break;
 		run_end = m.lblk + m.len > end / bs ? end : (m.lblk + m.len) * bs;
@@ -76,7 +72,6 @@ static int read_extents(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, char *bu
 			memset(buf + (pos - off), 0, run_end - pos);
 		pos = run_end;
 	}
-	ext2fs_extent_free(h);
 	if (!rc)
 		*got = end - off;
 	return rc;
@@ -100,8 +95,8 @@ int ec_read_data(struct ec_ctx *c, ext2_ino_t ino, void *buf, uint64_t len, uint
 	*got = 0;
 	if (rc)
 		return rc;
-	if ((in.i_flags & EXT4_EXTENTS_FL) && !(in.i_flags & EXT4_INLINE_DATA_FL))
-		return read_extents(c, ino, &in, buf, len, off, got);
+	if (!(in.i_flags & EXT4_INLINE_DATA_FL))
+		return read_runs(c, ino, &in, buf, len, off, got);
 	err = ext2fs_file_open2(c->fs, ino, (struct ext2_inode *)&in, 0, &f);
 	if (err)
 		return ec_errno(c, err, ino, "file_open");

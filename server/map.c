@@ -1,8 +1,10 @@
-/* server/map.c: walking and merging extent trees (map.h). Walks are bounded
+/* server/map.c: walking and merging extent trees (map.h); block-mapped files
+ * are bmap.c's. Walks are bounded
  * by the tree's own order, not by a step count: every extent visited must
  * start after the previous one ends, so a corrupt tree that loops or goes
  * backwards is reported, and any tree e2fsck accepts is walked whole. */
 #include "map.h"
+#include "bmap.h"
 
 #include <errno.h>
 
@@ -99,6 +101,25 @@ int ec_map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t
 	}
 	m->len = e.e_lblk - lblk;
 	return 0;
+}
+
+int ec_map_find(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, struct ec_map *m)
+{
+	ext2_extent_handle_t h;
+	ec_inode in;
+	errcode_t err;
+	int rc = ec_read_inode(c, ino, &in);
+
+	if (rc)
+		return rc;
+	if (!(in.i_flags & EXT4_EXTENTS_FL))
+		return ec_bmap_run(c, ino, &in, lblk, m);
+	err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)&in, &h);
+	if (err)
+		return ec_errno(c, err, ino, "extent_open");
+	rc = ec_map_run(c, ino, h, lblk, m);
+	ext2fs_extent_free(h);
+	return rc;
 }
 
 blk64_t ec_map_goal(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk)
@@ -248,6 +269,8 @@ int ec_map_fill(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n, bool 
 
 	if (rc)
 		return rc;
+	if (!(in.i_flags & EXT4_EXTENTS_FL))
+		return ec_bmap_fill(c, ino, lblk, n);
 	if (lblk + n < lblk || lblk + n > END_OF_BLOCKS)
 		return EFBIG;
 	/* the handle works on in: set_bmap's inode updates and ours are one */

@@ -1,6 +1,7 @@
-/* server/map.h: the server's one reader and reshaper of extent maps: the run
- * of blocks a logical block belongs to, where new blocks go, converting
- * unwritten blocks and merging neighbouring extents. */
+/* server/map.h: the server's one reader and reshaper of file block maps
+ * (extent trees here, block maps through bmap.h): the run of blocks a
+ * logical block belongs to, where new blocks go, converting unwritten
+ * blocks and merging neighbouring extents. */
 #ifndef EC_MAP_H
 #define EC_MAP_H
 
@@ -22,12 +23,17 @@ struct ec_map {
 int ec_map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t lblk,
 	       struct ec_map *m);
 
+/* The run at lblk of ino, whatever its layout: ec_map_run() for an extent
+ * tree, ec_bmap_run() (bmap.h) for a block map. */
+int ec_map_find(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, struct ec_map *m);
+
 /* Where new blocks for lblk should go: right after the extent before it
  * (or right before the one after it), at the same distance as in the file,
  * so that extents can later join; ~0 (libext2fs chooses) for an empty file. */
 blk64_t ec_map_goal(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk);
 
-/* Gives every hole in [lblk, lblk + n) blocks of its own, unwritten or not,
+/* Gives every hole in [lblk, lblk + n) blocks of its own, unwritten or not
+ * (a block-mapped file's new blocks are zeroed instead: ec_bmap_fill()),
  * as few and as long runs as free space allows, starting at ec_map_goal():
  * only the holes, never more (libext2fs's fallocate fills the whole hole
  * around a range: a 1-block write before a far extent took the disk). */

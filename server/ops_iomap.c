@@ -5,9 +5,11 @@
  * FUSE_IOMAP_IOEND (the data is on the device: convert the blocks, grow the
  * size), all from map.c. File times are the kernel's: it sends them with
  * FUSE_SETATTR at close, fsync, sync and unmount. FUSE_IOMAP_END comes only to
- * a server that asks for it, and this one never does. Files iomap cannot
- * describe here (inline data, block-mapped files) stay classic, inode by
- * inode. */
+ * a server that asks for it, and this one never does. Extent-mapped and
+ * block-mapped (ext2/ext3) files are iomap files; a block-mapped file's new
+ * blocks are zeroed before the kernel hears of them (a block map cannot say
+ * "unwritten"). Files iomap cannot describe (inline data) stay classic,
+ * inode by inode. */
 #include "log.h"
 #include "map.h"
 #include "ops.h"
@@ -60,7 +62,7 @@ int ec_iomap_start(struct ec_ctx *c)
 /* Can the kernel map this inode's data through us? */
 static bool mappable(const ec_inode *in)
 {
-	return LINUX_S_ISREG(in->i_mode) && (in->i_flags & EXT4_EXTENTS_FL) &&
+	return LINUX_S_ISREG(in->i_mode) &&
 	       !(in->i_flags & (EXT4_INLINE_DATA_FL | EXT4_ENCRYPT_FL | EXT4_VERITY_FL));
 }
 
@@ -100,14 +102,8 @@ static void to_io(struct ec_ctx *c, const struct ec_map *m, struct fuse_iomap_io
 /* The run at lblk, its blocks checked against the filesystem's metadata. */
 static int map_at(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, struct ec_map *m)
 {
-	ext2_extent_handle_t h;
-	errcode_t err = ext2fs_extent_open(c->fs, ino, &h);
-	int rc;
+	int rc = ec_map_find(c, ino, lblk, m);
 
-	if (err)
-		return ec_errno(c, err, ino, "extent_open");
-	rc = ec_map_run(c, ino, h, lblk, m);
-	ext2fs_extent_free(h);
 	if (!rc && m->state != EC_MAP_HOLE && m->len > MAX_MAP_BLOCKS)
 		m->len = MAX_MAP_BLOCKS;
 	if (!rc && m->state != EC_MAP_HOLE)

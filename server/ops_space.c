@@ -111,65 +111,37 @@ void ec_op_fallocate(struct ec_req *req, uint64_t ino, int mode, off_t offset, o
 	ec_reply_err(req, do_fallocate(c, ec_ino(ino), mode, (uint64_t)offset, (uint64_t)length));
 }
 
-/* SEEK_DATA/SEEK_HOLE in an extent-mapped file, run by run (map.c). */
-static int seek_extents(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, uint64_t off, int whence,
-			uint64_t size, uint64_t *res)
+/* SEEK_DATA/SEEK_HOLE in an extent- or block-mapped file, run by run
+ * (map.c); unwritten blocks are a hole. */
+static int seek_runs(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, int whence, uint64_t size,
+		     uint64_t *res)
 {
 	uint64_t bs = c->fs->blocksize;
 	blk64_t b = off / bs;
-	ext2_extent_handle_t h;
-	errcode_t err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)in, &h);
-	int rc = 0;
 
-	if (err)
-		return ec_errno(c, err, ino, "extent_open");
 	for (;;) {
 		struct ec_map m;
+		int rc = ec_map_find(c, ino, b, &m);
 
-		rc = ec_map_run(c, ino, h, b, &m);
 		if (rc)
-			break;
+			return rc;
 		if ((m.state == EC_MAP_WRITTEN) == (whence == SEEK_DATA)) {
 			*res = b * bs > off ? b * bs : off;
-			break;
+			if (*res > size)
+				*res = size;
+			return 0;
 		}
 		b = m.lblk + m.len;
 		if (b * bs >= size) {
-			rc = whence == SEEK_DATA ? ENXIO : 0;
 			*res = size;
-			break;
+			return whence == SEEK_DATA ? ENXIO : 0;
 		}
 	}
-	ext2fs_extent_free(h);
-	if (!rc && *res > size)
-		*res = size;
-	return rc;
-}
-
-/* The same for block-mapped files, one block at a time up to last. */
-static int next_data_blocks(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t blk,
-			    blk64_t last, blk64_t *ds, blk64_t *de)
-{
-	*ds = *de = ~0ULL;
-	for (; blk <= last; blk++) {
-		blk64_t phys = 0;
-		errcode_t err = ext2fs_bmap2(c->fs, ino, (struct ext2_inode *)in, NULL, 0, blk, NULL, &phys);
-		if (err)
-			return ec_errno(c, err, ino, "bmap");
-		if (phys && *ds == ~0ULL)
-			*ds = blk;
-		if (!phys && *ds != ~0ULL)
-			break;
-	}
-	if (*ds != ~0ULL)
-		*de = blk;
-	return 0;
 }
 
 static int do_lseek(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, int whence, uint64_t *res)
 {
-	uint64_t bs = c->fs->blocksize, size, b;
-	blk64_t ds, de;
+	uint64_t size;
 	ec_inode in;
 	int rc = ec_read_inode(c, ino, &in);
 
@@ -182,27 +154,7 @@ static int do_lseek(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, int whence, 
 		*res = whence == SEEK_DATA ? off : size;
 		return 0;
 	}
-	if (in.i_flags & EXT4_EXTENTS_FL)
-		return seek_extents(c, ino, &in, off, whence, size, res);
-	for (b = off / bs;;) {
-		rc = next_data_blocks(c, ino, &in, b, (size - 1) / bs, &ds, &de);
-		if (rc)
-			return rc;
-		if (whence == SEEK_DATA) {
-			if (ds == ~0ULL || ds * bs >= size)
-				return ENXIO;
-			*res = ds * bs > off ? ds * bs : off;
-			return 0;
-		}
-		if (ds != b || de * bs >= size) {
-			uint64_t hole = ds == b ? size : b * bs;
-			*res = hole > off ? hole : off;
-			if (*res > size)
-				*res = size;
-			return 0;
-		}
-		b = de;
-	}
+	return seek_runs(c, ino, off, whence, size, res);
 }
 
 void ec_op_lseek(struct ec_req *req, uint64_t ino, off_t off, int whence, struct ec_file *fi)

@@ -3,17 +3,22 @@
 # booted with our kernel series (fuse.enable_iomap=1): mount.fuse.ext4 marks
 # the connection and hands it to the socket-activated server (as the units do,
 # without systemd), which must negotiate iomap. Then, on 4 KiB and 1 KiB
-# (sub-page) block filesystems: streaming buffered and O_DIRECT writes and
-# reads, a hole punched past EOF, a shared mmap written, closed and unmapped
-# just before umount (the raw device must hold it the moment umount returns),
-# FIEMAP against debugfs, SEEK_DATA/SEEK_HOLE, the POSIX suite, no FUSE
+# (sub-page) block ext4 filesystems and a 2 KiB block ext3 (block-mapped
+# files, no extents): streaming buffered (256 MiB on 4 KiB blocks)
+# and O_DIRECT writes and reads, a hole punched past EOF, a shared mmap
+# written, closed and unmapped just before umount (the raw device must hold
+# it the moment umount returns),
+# FIEMAP against debugfs, SEEK_DATA/SEEK_HOLE, the POSIX suite and the
+# differential test against the guest kernel's ext4; a journal left by a
+# crash of the kernel's ext4 replayed at an iomap mount; no FUSE
 # READ/WRITE for file data (the server's request counts), e2fsck -fn clean;
 # the server killed during a streaming write: the writer gets an error, umount
 # works, e2fsck repairs; iomap-fsx, three seeds, and the iomap-race cases on
 # 1 KiB blocks.
 # Prints 'ok - iomap-server/NAME' or 'not ok - iomap-server/NAME' with '# '
-# diagnostics. PART "fs" runs all but iomap-fsx and iomap-race, "fsx" only
-# those (on the first DISK), "all" (the default) both; the suite runs the two
+# diagnostics. PART "fs" runs the 4 KiB and 1 KiB runs and the server kill,
+# "fsx" the rest (iomap-fsx, iomap-race, the journal replay and the ext3 run,
+# on the first DISK), "all" (the default) both; the suite runs the two
 # parts in two guests at once. Usage: server-iomap.sh DISK DISK|- [PART]
 set -u
 repo=$(pwd)
@@ -64,11 +69,11 @@ umount_ec() {
 # same DEV FILE WANT: the raw device holds WANT's bytes as FILE (debugfs)
 same() { debugfs -R "dump $2 /tmp/raw" "$1" >/dev/null 2>&1 && cmp /tmp/raw "$3"; }
 
-run_fs() { # run_fs DEV BLOCKSIZE
-	local dev=$1 bs=$2 n=fs$2
-	mkfs.ext4 -q -F -b "$bs" "$dev" || { notok "$n/mkfs"; return; }
+run_fs() { # run_fs DEV BLOCKSIZE STREAM-SIZE [NAME TYPE]
+	local dev=$1 bs=$2 n=${4:-fs$2} t=${5:-ext4}
+	mkfs -t "$t" -q -F -b "$bs" "$dev" || { notok "$n/mkfs"; return; }
 	mount_ec "$dev" "$n" || return
-	head -c 64M /dev/urandom >/tmp/big
+	head -c "$3" /dev/urandom >/tmp/big
 	check "$n/stream-buffered" bash -c "dd if=/tmp/big of=$mnt/big bs=1M status=none conv=fsync &&
 		echo 3 >/proc/sys/vm/drop_caches && cmp /tmp/big $mnt/big"
 	head -c 16M /tmp/big >/tmp/dio.want
@@ -92,6 +97,7 @@ PY
 	filefrag -v -b"$bs" "$mnt/sparse" >/tmp/fiemap 2>&1
 	mkdir -p "$mnt/posix"
 	check "$n/posix" "$build/tests/host/posix" "$mnt/posix" "iomap-$bs"
+	differential "$n" "$bs" "$t"
 	python3 - "$mnt/mm" <<'PY'
 import mmap, os, sys
 fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR)
@@ -143,16 +149,97 @@ PY
 		{ debugfs -R 'stat /t' $dev; cat /tmp/t.mtime; exit 1; }"
 	check "$n/big-on-device" same "$dev" /big /tmp/big
 	check "$n/punch-on-device" same "$dev" /punch /tmp/punch.want
-	# FIEMAP (through the mount) against the extent tree (debugfs, unmounted),
-	# both in filesystem blocks: logical and physical start of each extent
-	awk '/^ *[0-9]+:/ {gsub(/[.:]/, " "); print $2, $4}' /tmp/fiemap >/tmp/fiemap.ext
-	debugfs -R "ex /sparse" "$dev" 2>/dev/null | awk 'NR > 1 && $1 + 0 == $2 + 0 {print $5, $8}' \
-		>/tmp/debugfs.ext
-	check "$n/fiemap-matches-debugfs" bash -c "[ -s /tmp/fiemap.ext ] && diff /tmp/fiemap.ext /tmp/debugfs.ext ||
-		{ cat /tmp/fiemap; exit 1; }"
+	# FIEMAP (through the mount) against the extent tree or block map
+	# (debugfs, unmounted), in filesystem blocks, as runs of blocks that are
+	# contiguous both logically and physically
+	debugfs -R "stat /sparse" "$dev" >/tmp/debugfs.stat 2>/dev/null
+	check "$n/fiemap-matches-debugfs" python3 - /tmp/fiemap /tmp/debugfs.stat <<'PY'
+import re, sys
+def runs(pairs):
+    out = []
+    for l, p, n in sorted(pairs):
+        if out and out[-1][0] + out[-1][2] == l and out[-1][1] + out[-1][2] == p:
+            out[-1][2] += n
+        else:
+            out.append([l, p, n])
+    return out
+fm = [(int(a), int(c), int(b) - int(a) + 1) for a, b, c in
+      re.findall(r"^ *\d+: *(\d+)\.\. *(\d+): *(\d+)\.\.", open(sys.argv[1]).read(), re.M)]
+st = open(sys.argv[2]).read()
+df = []
+for a, b, c in re.findall(r"\((\d+)(?:-(\d+))?\):(\d+)", st):
+    df.append((int(a), int(c), int(b or a) - int(a) + 1))
+if not fm or runs(fm) != runs(df):
+    sys.exit("fiemap %s\ndebugfs %s" % (runs(fm)[:8], runs(df)[:8]))
+PY
 	check "$n/no-file-data-through-fuse" bash -c "grep -Eq ' 0 READ, 0 WRITE' /tmp/counts ||
 		{ cat /tmp/counts; exit 1; }"
 	check "$n/e2fsck" e2fsck -fn "$dev"
+}
+
+# differential NAME BLOCKSIZE TYPE: the seeded operations of difftest on the
+# iomap mount and on the guest kernel's ext4 driver (a loop mount of a fresh
+# image of the same type and block size); every result and the final trees must match.
+# The image checked by e2fsck afterwards holds the iomap side.
+differential() {
+	local k=/tmp/kdiff
+	mkdir -p "$k" "$mnt/diff"
+	truncate -s 128M /tmp/kdiff.img
+	if mkfs -t "$3" -q -F -b "$2" /tmp/kdiff.img && mount -o loop /tmp/kdiff.img "$k"; then
+		mkdir -p "$k/diff"
+		"$build/tests/host/difftest" "${EC_DIFF_SEED:-20261206}" "${EC_DIFF_OPS:-2000}" \
+			"$mnt/diff" "$k/diff" "iomap-server/$1/diff" |
+			sed 's/^\(.*ok - .*\/op-results\) (\(.*\))$/\1\n# \2/'
+		umount "$k"
+	else
+		notok "$1/diff/op-results" "cannot loop-mount a kernel ext4 image"
+	fi
+	rm -f /tmp/kdiff.img
+}
+
+# journal DEV: a crash image made by the guest kernel's ext4 (1 s commits,
+# copied onto DEV while still mounted: new files exist only in its journal,
+# and a directory created and removed in the crash window left revoke
+# records) is replayed by the server at an iomap mount: the files and their
+# data read back through iomap (the replay's own writes and the kernel's
+# bios must agree), a file written after it survives umount, e2fsck -fn clean.
+journal() {
+	local dev=$1 k=/tmp/kj i
+	mkdir -p "$k"
+	truncate -s 64M /tmp/live.img
+	mkfs.ext4 -q -F /tmp/live.img && mount -o loop,commit=1 /tmp/live.img "$k" ||
+		{ notok journal/crash-image "cannot loop-mount a kernel ext4 image"; return; }
+	sync
+	mkdir "$k/gone"
+	for i in $(seq 100); do echo "gone $i" >"$k/gone/g$i"; done
+	sleep 2
+	rm -r "$k/gone"
+	mkdir "$k/dir"
+	for i in $(seq 50); do echo "file $i" >"$k/dir/f$i"; done
+	ln -s f1 "$k/dir/link"
+	# delayed allocation: without a writeback the committed files could
+	# still be empty; sync commits the data and the metadata (to the
+	# journal only: the home blocks wait for a checkpoint)
+	sync
+	dd if=/tmp/live.img of="$dev" bs=1M status=none conv=fsync
+	umount "$k"
+	rm -f /tmp/live.img
+	if ! dumpe2fs -h "$dev" 2>/dev/null | grep -q needs_recovery; then
+		notok journal/crash-image "the copy does not need recovery"
+		return
+	fi
+	ok journal/crash-image
+	mount_ec "$dev" journal || return
+	check journal/replayed bash -c "[ \$(ls $mnt/dir | wc -l) = 51 ] && [ ! -e $mnt/gone ] &&
+		[ \$(readlink $mnt/dir/link) = f1 ] && grep -q replayed $log ||
+		{ ls -la $mnt $mnt/dir | head; exit 1; }"
+	check journal/data bash -c "for i in \$(seq 50); do [ \"\$(cat $mnt/dir/f\$i)\" = \"file \$i\" ] ||
+		{ echo f\$i:; cat $mnt/dir/f\$i; exit 1; }; done"
+	head -c 4M /dev/urandom >/tmp/after.want
+	cp /tmp/after.want "$mnt/dir/after"
+	if umount_ec; then ok journal/umount; else notok journal/umount "$log"; return; fi
+	check journal/written-after same "$dev" /dir/after /tmp/after.want
+	check journal/e2fsck e2fsck -fn "$dev"
 }
 
 # the server killed during a streaming write
@@ -201,8 +288,13 @@ fsx() {
 }
 
 if [ "$part" != fsx ]; then
-	run_fs "$d4" 4096
-	run_fs "$d1" 1024
+	run_fs "$d4" 4096 256M
+	run_fs "$d1" 1024 64M
 	kill_server
 fi
-[ "$part" = fs ] || fsx
+if [ "$part" != fs ]; then
+	fsx
+	journal "$d4"
+	# block-mapped files (ext3: no extents), 2 KiB blocks
+	run_fs "$d4" 2048 32M ext3 ext3
+fi
