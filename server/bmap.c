@@ -66,15 +66,12 @@ static int zero(struct ec_ctx *c, ext2_ino_t ino, blk64_t pblk, blk64_t n)
 	return err ? ec_errno(c, err, ino, "zero new blocks") : 0;
 }
 
-int ec_bmap_fill(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n)
+int ec_bmap_fill(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, blk64_t n)
 {
 	blk64_t start = 0, run = 0, pblk, i;
-	ec_inode in;
 	char *buf;
-	int rc = ec_read_inode(c, ino, &in), zrc;
+	int rc = 0, zrc;
 
-	if (rc)
-		return rc;
 	if (lblk >= bmap_limit(c) || n > bmap_limit(c) - lblk)
 		return EFBIG;
 	if (ext2fs_get_mem(3 * c->fs->blocksize, &buf))
@@ -82,10 +79,10 @@ int ec_bmap_fill(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n)
 	/* bmap2 writes the inode and the indirect blocks as it allocates; the
 	 * new blocks are zeroed, run by run, before anyone is told of them */
 	for (i = 0; !rc && i < n; i++) {
-		rc = lookup(c, ino, &in, buf, lblk + i, &pblk);
+		rc = lookup(c, ino, in, buf, lblk + i, &pblk);
 		if (rc || pblk)
 			continue;
-		errcode_t err = ext2fs_bmap2(c->fs, ino, (struct ext2_inode *)&in, buf,
+		errcode_t err = ext2fs_bmap2(c->fs, ino, (struct ext2_inode *)in, buf,
 					     BMAP_ALLOC, lblk + i, NULL, &pblk);
 
 		if (err) {

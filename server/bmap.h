@@ -11,7 +11,8 @@
 int ec_bmap_run(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, struct ec_map *m);
 
 /* Gives every hole in [lblk, lblk + n) a block, zeroed on the device before
- * this returns (a block map cannot say "unwritten"). */
-int ec_bmap_fill(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n);
+ * this returns (a block map cannot say "unwritten"); in is kept current and
+ * written, as in map.h. */
+int ec_bmap_fill(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, blk64_t n);
 
 #endif

@@ -62,7 +62,7 @@ static int read_runs(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, char *buf, 
 	while (!rc && pos < end) {
 		struct ec_map m;
 		uint64_t run_end;
-		rc = ec_map_find(c, ino, pos / bs, &m);
+		rc = ec_map_find(c, ino, in, pos / bs, &m);
 		if (rc)
 			break;
 		run_end = m.lblk + m.len > end / bs ? end : (m.lblk + m.len) * bs;
@@ -113,12 +113,15 @@ int ec_read_data(struct ec_ctx *c, ext2_ino_t ino, void *buf, uint64_t len, uint
 	return close_file(c, ino, f, rc);
 }
 
-/* Writes through a libext2fs file handle (any mapping; sets the size). */
-static int write_file(struct ec_ctx *c, ext2_ino_t ino, const void *buf, uint64_t len, uint64_t off)
+/* Writes through a libext2fs file handle (any mapping; sets the size),
+ * opened on in; in is read again afterwards, since the handle wrote its own
+ * copy (and inline data may have moved into the inode's extra space). */
+static int write_file(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, const void *buf,
+		      uint64_t len, uint64_t off)
 {
 	ext2_file_t f;
 	uint64_t done = 0;
-	errcode_t err = ext2fs_file_open2(c->fs, ino, NULL, EXT2_FILE_WRITE, &f);
+	errcode_t err = ext2fs_file_open2(c->fs, ino, (struct ext2_inode *)in, EXT2_FILE_WRITE, &f);
 	int rc = 0;
 
 	if (err)
@@ -133,7 +136,8 @@ static int write_file(struct ec_ctx *c, ext2_ino_t ino, const void *buf, uint64_
 	}
 	if (err)
 		rc = ec_errno(c, err, ino, "file_write");
-	return close_file(c, ino, f, rc);
+	rc = close_file(c, ino, f, rc);
+	return rc ? rc : ec_read_inode(c, ino, in);
 }
 
 /* iomap files: the kernel zeroes the rest of the block that holds the new end
@@ -174,49 +178,35 @@ int ec_truncate(struct ec_ctx *c, ext2_ino_t ino, uint64_t size)
 
 /* Whole blocks [fb, fb + n) of an extent-mapped file: allocate what is
  * missing in one call, then one transfer per extent. Unwritten extents go
- * through the file handle, which converts them. */
-static int write_blocks(struct ec_ctx *c, ext2_ino_t ino, const char *data, blk64_t fb, blk64_t n)
+ * through the file handle, which converts them. in: as in map.h. */
+static int write_blocks(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, const char *data,
+			blk64_t fb, blk64_t n)
 {
 	uint64_t bs = c->fs->blocksize;
-	ext2_extent_handle_t h;
 	blk64_t lblk = fb;
-	ec_inode in;
-	errcode_t err;
-	int rc = ec_map_fill(c, ino, fb, n, false);
+	int rc = ec_map_fill(c, ino, in, fb, n, false);
 
-	if (!rc)
-		rc = ec_read_inode(c, ino, &in);
-	if (rc)
-		return rc;
-	err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)&in, &h);
-	if (err)
-		return ec_errno(c, err, ino, "extent_open");
 	while (!rc && lblk < fb + n) {
 		struct ec_map m;
-		blk64_t pblk, stop;
-		rc = ec_map_run(c, ino, h, lblk, &m);
+		blk64_t stop;
+
+		rc = ec_map_find(c, ino, in, lblk, &m);
 		if (rc)
 			break;
-		pblk = m.state == EC_MAP_WRITTEN ? m.pblk : 0;
 		stop = m.lblk + m.len > fb + n ? fb + n : m.lblk + m.len;
-		if (pblk && !(rc = ec_zone_check(c, ino, pblk, stop - lblk))) {
-			err = io_channel_write_blk64(c->fs->io, pblk, (int)(stop - lblk),
-						     data + (lblk - fb) * bs);
+		if (m.state == EC_MAP_WRITTEN && !(rc = ec_zone_check(c, ino, m.pblk, stop - lblk))) {
+			errcode_t err = io_channel_write_blk64(c->fs->io, m.pblk, (int)(stop - lblk),
+							       data + (lblk - fb) * bs);
+
 			rc = err ? ec_errno(c, err, ino, "write") : 0;
-		} else if (!pblk) {
-			ext2fs_extent_free(h);
-			h = NULL;
-			rc = write_file(c, ino, data + (lblk - fb) * bs, (stop - lblk) * bs, lblk * bs);
-			if (!rc && (rc = ec_read_inode(c, ino, &in)) == 0 &&
-			    (err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)&in, &h)))
-				rc = ec_errno(c, err, ino, "extent_open");
+		} else if (m.state != EC_MAP_WRITTEN) {
+			rc = write_file(c, ino, in, data + (lblk - fb) * bs, (stop - lblk) * bs,
+					lblk * bs);
 		}
 		lblk = stop;
 	}
-	if (h)
-		ext2fs_extent_free(h);
 	/* what was allocated or converted joins its neighbours */
-	return rc ? rc : ec_map_merge(c, ino, fb, n);
+	return rc ? rc : ec_map_merge(c, ino, in, fb, n);
 }
 
 int ec_write_data(struct ec_ctx *c, ext2_ino_t ino, const void *buf, uint64_t len, uint64_t off)
@@ -233,15 +223,13 @@ int ec_write_data(struct ec_ctx *c, ext2_ino_t ino, const void *buf, uint64_t le
 		return EFBIG;
 	if (!(in.i_flags & EXT4_EXTENTS_FL) || (in.i_flags & EXT4_INLINE_DATA_FL) || lb <= fb ||
 	    lb - fb > (1u << 20))
-		return write_file(c, ino, buf, len, off);
+		return write_file(c, ino, &in, buf, len, off);
 	if (fb * bs > off)
-		rc = write_file(c, ino, p, fb * bs - off, off);
+		rc = write_file(c, ino, &in, p, fb * bs - off, off);
 	if (!rc)
-		rc = write_blocks(c, ino, p + (fb * bs - off), fb, lb - fb);
+		rc = write_blocks(c, ino, &in, p + (fb * bs - off), fb, lb - fb);
 	if (!rc && end > lb * bs)
-		rc = write_file(c, ino, p + (lb * bs - off), end - lb * bs, lb * bs);
-	if (!rc)
-		rc = ec_read_inode(c, ino, &in);
+		rc = write_file(c, ino, &in, p + (lb * bs - off), end - lb * bs, lb * bs);
 	if (!rc && ec_isize(&in) < end) {
 		errcode_t err = ext2fs_inode_size_set(c->fs, (struct ext2_inode *)&in, end);
 		rc = err ? ec_errno(c, err, ino, "set_size") : ec_write_inode(c, ino, &in);

@@ -2,6 +2,7 @@
  * nanoseconds (extra_isize aware); stat and FUSE entry conversion; freeing
  * inodes whose last link and last kernel reference are gone. */
 #include "ctx.h"
+#include "ops.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -185,6 +186,7 @@ int ec_make_entry(struct ec_ctx *c, ext2_ino_t ino, struct ec_entry *e)
 	e->generation = in.i_generation;
 	e->attr_timeout = e->entry_timeout = ec_attr_timeout();
 	ec_inode_stat(c, ino, &in, &e->attr);
+	e->attr_flags = ec_attr_flags(c, &in);
 	return ec_nodes_ref(&c->nodes, ino);
 }
 

@@ -103,34 +103,47 @@ int ec_map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t
 	return 0;
 }
 
-int ec_map_find(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, struct ec_map *m)
+/* An extent handle on in (not a fresh read of ino): what the handle changes
+ * in the inode (i_block, i_blocks) lands in the caller's copy. */
+static int open_tree(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, ext2_extent_handle_t *h)
+{
+	errcode_t err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)in, h);
+
+	return err ? ec_errno(c, err, ino, "extent_open") : 0;
+}
+
+/* Extent-mapped? (Opening an extent handle on an empty block map would
+ * turn it into an extent tree; a block map has nothing unwritten to convert
+ * and no extents to join.) */
+static bool has_tree(const ec_inode *in)
+{
+	return in->i_flags & EXT4_EXTENTS_FL;
+}
+
+int ec_map_find(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, struct ec_map *m)
 {
 	ext2_extent_handle_t h;
-	ec_inode in;
-	errcode_t err;
-	int rc = ec_read_inode(c, ino, &in);
+	int rc;
 
+	if (!has_tree(in))
+		return ec_bmap_run(c, ino, in, lblk, m);
+	rc = open_tree(c, ino, in, &h);
 	if (rc)
 		return rc;
-	if (!(in.i_flags & EXT4_EXTENTS_FL))
-		return ec_bmap_run(c, ino, &in, lblk, m);
-	err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)&in, &h);
-	if (err)
-		return ec_errno(c, err, ino, "extent_open");
 	rc = ec_map_run(c, ino, h, lblk, m);
 	ext2fs_extent_free(h);
 	return rc;
 }
 
-blk64_t ec_map_goal(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk)
+/* Where new blocks for lblk should go: right after the extent before it (or
+ * right before the one after it), at the same distance as in the file, so
+ * that extents can later join; ~0 (libext2fs chooses) for an empty file. */
+static blk64_t goal_for(struct ec_ctx *c, ext2_extent_handle_t h, blk64_t lblk)
 {
 	blk64_t goal = ~0ULL, first = c->fs->super->s_first_data_block;
 	blk64_t blocks = ext2fs_blocks_count(c->fs->super);
 	struct ext2fs_extent e;
-	ext2_extent_handle_t h;
 
-	if (ext2fs_extent_open(c->fs, ino, &h))
-		return goal;
 	/* goto leaves the extent before lblk current, or the first after it */
 	if (lblk < END_OF_BLOCKS && ext2fs_extent_goto(h, lblk) == EXT2_ET_EXTENT_NOT_FOUND &&
 	    !ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e)) {
@@ -139,7 +152,6 @@ blk64_t ec_map_goal(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk)
 		else if (e.e_pblk >= first + (e.e_lblk - lblk))
 			goal = e.e_pblk - (e.e_lblk - lblk);
 	}
-	ext2fs_extent_free(h);
 	return goal < blocks ? goal : ~0ULL;
 }
 
@@ -229,13 +241,13 @@ struct fill {
 	bool unwritten;
 };
 
-/* A hole gets blocks in runs from ec_map_goal() on. */
+/* A hole gets blocks in runs from goal_for() on. */
 static int fill_hole(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h,
 		     const struct ec_map *m, void *arg)
 {
 	const struct fill *f = arg;
 	int flags = f->unwritten ? EXT2_EXTENT_SET_BMAP_UNINIT : 0;
-	blk64_t lblk = m->lblk, n = m->len, goal = ec_map_goal(c, ino, lblk);
+	blk64_t lblk = m->lblk, n = m->len, goal = goal_for(c, h, lblk);
 
 	while (m->state == EC_MAP_HOLE && n) {
 		blk64_t pblk, len;
@@ -259,29 +271,25 @@ static int fill_hole(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h,
 	return 0;
 }
 
-int ec_map_fill(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n, bool unwritten)
+int ec_map_fill(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, blk64_t n,
+		bool unwritten)
 {
 	ext2_extent_handle_t h;
-	ec_inode in;
-	struct fill f = { &in, unwritten };
-	errcode_t err;
-	int rc = ec_read_inode(c, ino, &in);
+	struct fill f = { in, unwritten };
+	int rc;
 
-	if (rc)
-		return rc;
-	if (!(in.i_flags & EXT4_EXTENTS_FL))
-		return ec_bmap_fill(c, ino, lblk, n);
+	if (!has_tree(in))
+		return ec_bmap_fill(c, ino, in, lblk, n);
 	if (lblk + n < lblk || lblk + n > END_OF_BLOCKS)
 		return EFBIG;
-	/* the handle works on in: set_bmap's inode updates and ours are one */
-	err = ext2fs_extent_open2(c->fs, ino, (struct ext2_inode *)&in, &h);
-	if (err)
-		return ec_errno(c, err, ino, "extent_open");
+	rc = open_tree(c, ino, in, &h);
+	if (rc)
+		return rc;
 	rc = for_runs(c, ino, h, lblk, n, fill_hole, &f);
 	ext2fs_extent_free(h);
 	if (!rc)
-		rc = ec_write_inode(c, ino, &in);
-	return rc ? rc : ec_map_merge(c, ino, lblk, n);
+		rc = ec_write_inode(c, ino, in);
+	return rc ? rc : ec_map_merge(c, ino, in, lblk, n);
 }
 
 /* Unwritten blocks become written, block by block: set_bmap splits the
@@ -299,28 +307,26 @@ static int convert_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h,
 	return 0;
 }
 
-int ec_map_convert(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n)
+int ec_map_convert(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, blk64_t n)
 {
 	ext2_extent_handle_t h;
-	errcode_t err = ext2fs_extent_open(c->fs, ino, &h);
-	int rc;
+	int rc = has_tree(in) ? open_tree(c, ino, in, &h) : 0;
 
-	if (err)
-		return ec_errno(c, err, ino, "extent_open");
+	if (rc || !has_tree(in))
+		return rc;
 	rc = for_runs(c, ino, h, lblk, n, convert_run, NULL);
 	ext2fs_extent_free(h);
-	return rc ? rc : ec_map_merge(c, ino, lblk, n);
+	return rc ? rc : ec_map_merge(c, ino, in, lblk, n);
 }
 
-int ec_map_merge(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n)
+int ec_map_merge(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, blk64_t n)
 {
 	blk64_t pos = lblk ? lblk - 1 : 0, end = lblk + n, next;
 	ext2_extent_handle_t h;
-	errcode_t err = ext2fs_extent_open(c->fs, ino, &h);
-	int rc = 0;
+	int rc = has_tree(in) ? open_tree(c, ino, in, &h) : 0;
 
-	if (err)
-		return ec_errno(c, err, ino, "extent_open");
+	if (rc || !has_tree(in))
+		return rc;
 	/* pos never goes back, and every join removes an extent: this ends */
 	while (!rc && pos <= end && pos < END_OF_BLOCKS) {
 		rc = join_next(c, ino, h, pos, &next);

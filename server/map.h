@@ -23,30 +23,31 @@ struct ec_map {
 int ec_map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t lblk,
 	       struct ec_map *m);
 
+/* The functions below take in, the inode of ino as the request read it
+ * (once per request: a whole-block write or an IOEND reads it once). They
+ * work on that copy, keep it current, and write it when they change it. */
+
 /* The run at lblk of ino, whatever its layout: ec_map_run() for an extent
  * tree, ec_bmap_run() (bmap.h) for a block map. */
-int ec_map_find(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, struct ec_map *m);
-
-/* Where new blocks for lblk should go: right after the extent before it
- * (or right before the one after it), at the same distance as in the file,
- * so that extents can later join; ~0 (libext2fs chooses) for an empty file. */
-blk64_t ec_map_goal(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk);
+int ec_map_find(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, struct ec_map *m);
 
 /* Gives every hole in [lblk, lblk + n) blocks of its own, unwritten or not
  * (a block-mapped file's new blocks are zeroed instead: ec_bmap_fill()),
- * as few and as long runs as free space allows, starting at ec_map_goal():
+ * as few and as long runs as free space allows, right after the extent
+ * before each hole (or before the one after it), so that they can join:
  * only the holes, never more (libext2fs's fallocate fills the whole hole
  * around a range: a 1-block write before a far extent took the disk). */
-int ec_map_fill(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n, bool unwritten);
+int ec_map_fill(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, blk64_t n,
+		bool unwritten);
 
 /* Marks the unwritten blocks of [lblk, lblk + n) written (data has reached
  * them) and joins what then fits together. */
-int ec_map_convert(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n);
+int ec_map_convert(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, blk64_t n);
 
 /* Joins every pair of neighbouring extents that touch [lblk, lblk + n) (the
  * extents on both sides included) and are logically and physically
  * contiguous and in the same state, as kernel ext4 does: an appending write
  * grows the file's last extent instead of adding one. */
-int ec_map_merge(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, blk64_t n);
+int ec_map_merge(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, blk64_t n);
 
 #endif

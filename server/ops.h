@@ -76,8 +76,9 @@ void ec_iomap_init(struct ec_ctx *c, uint64_t offered, uint64_t *want, uint32_t 
 int ec_iomap_start(struct ec_ctx *c);
 /* Does the kernel move this file's data itself (iomap mode, a file we map)? */
 bool ec_iomap_file(struct ec_ctx *c, const ec_inode *in);
-/* fuse_attr.flags for an attribute reply: iomap for the files it can map. */
-uint32_t ec_attr_flags(struct ec_ctx *c, const struct stat *st);
+/* fuse_attr.flags for an attribute reply about in: iomap for the files it
+ * can map. */
+uint32_t ec_attr_flags(struct ec_ctx *c, const ec_inode *in);
 /* Answers FUSE_IOMAP_BEGIN, END and IOEND (payload p, n bytes); false for
  * any other opcode. */
 bool ec_iomap_dispatch(struct ec_req *req, uint32_t op, uint64_t node, const void *p, size_t n);

@@ -51,7 +51,7 @@ void ec_op_getattr(struct ec_req *req, uint64_t ino)
 		return;
 	}
 	ec_inode_stat(c, ec_ino(ino), &in, &st);
-	ec_reply_attr(req, &st, ec_attr_timeout());
+	ec_reply_attr(req, &st, ec_attr_flags(c, &in), ec_attr_timeout());
 }
 
 static void set_owner(ec_inode *in, const struct stat *attr, int to_set)
@@ -113,7 +113,7 @@ void ec_op_setattr(struct ec_req *req, uint64_t fino, struct stat *attr, int to_
 		return;
 	}
 	ec_inode_stat(c, ino, &in, &st);
-	ec_reply_attr(req, &st, ec_attr_timeout());
+	ec_reply_attr(req, &st, ec_attr_flags(c, &in), ec_attr_timeout());
 }
 
 void ec_op_readlink(struct ec_req *req, uint64_t fino)

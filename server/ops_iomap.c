@@ -71,14 +71,9 @@ bool ec_iomap_file(struct ec_ctx *c, const ec_inode *in)
 	return c->iomap && mappable(in);
 }
 
-uint32_t ec_attr_flags(struct ec_ctx *c, const struct stat *st)
+uint32_t ec_attr_flags(struct ec_ctx *c, const ec_inode *in)
 {
-	ec_inode in;
-
-	if (!c->iomap || !S_ISREG(st->st_mode) || ec_read_inode(c, (ext2_ino_t)st->st_ino, &in) ||
-	    !mappable(&in))
-		return 0;
-	return FUSE_ATTR_IOMAP | FUSE_ATTR_EXCLUSIVE;
+	return ec_iomap_file(c, in) ? FUSE_ATTR_IOMAP | FUSE_ATTR_EXCLUSIVE : 0;
 }
 
 /* The mapping record for run m of a file (block size bs). */
@@ -100,9 +95,10 @@ static void to_io(struct ec_ctx *c, const struct ec_map *m, struct fuse_iomap_io
 }
 
 /* The run at lblk, its blocks checked against the filesystem's metadata. */
-static int map_at(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, struct ec_map *m)
+static int map_at(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk,
+		  struct ec_map *m)
 {
-	int rc = ec_map_find(c, ino, lblk, m);
+	int rc = ec_map_find(c, ino, in, lblk, m);
 
 	if (!rc && m->state != EC_MAP_HOLE && m->len > MAX_MAP_BLOCKS)
 		m->len = MAX_MAP_BLOCKS;
@@ -113,7 +109,8 @@ static int map_at(struct ec_ctx *c, ext2_ino_t ino, blk64_t lblk, struct ec_map 
 
 /* Unwritten blocks for the hole at the start of m, up to the end of the
  * write (whole blocks, at most MAX_ALLOC_BYTES), near the file's other blocks. */
-static int allocate(struct ec_ctx *c, ext2_ino_t ino, const struct ec_map *m, uint64_t end)
+static int allocate(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, const struct ec_map *m,
+		    uint64_t end)
 {
 	uint64_t bs = c->fs->blocksize;
 	blk64_t last = (end + bs - 1) / bs, n;
@@ -123,7 +120,7 @@ static int allocate(struct ec_ctx *c, ext2_ino_t ino, const struct ec_map *m, ui
 	n = last > m->lblk ? last - m->lblk : 1;
 	if (n > MAX_ALLOC_BYTES / bs)
 		n = MAX_ALLOC_BYTES / bs;
-	return ec_map_fill(c, ino, m->lblk, n, true);
+	return ec_map_fill(c, ino, in, m->lblk, n, true);
 }
 
 static void do_begin(struct ec_req *r, ext2_ino_t ino, const struct fuse_iomap_begin_in *in)
@@ -132,6 +129,7 @@ static void do_begin(struct ec_req *r, ext2_ino_t ino, const struct fuse_iomap_b
 	struct fuse_iomap_begin_out out;
 	bool write = in->opflags & FUSE_IOMAP_OP_WRITE;
 	blk64_t lblk = in->pos / c->fs->blocksize;
+	ec_inode inode;
 	struct ec_map m;
 	int rc;
 
@@ -139,11 +137,16 @@ static void do_begin(struct ec_req *r, ext2_ino_t ino, const struct fuse_iomap_b
 		return (void)ec_reply_err(r, EROFS);
 	if (in->pos >= (1ULL << 32) * c->fs->blocksize)
 		return (void)ec_reply_err(r, EFBIG);
-	rc = map_at(c, ino, lblk, &m);
+	/* one read of the inode for the whole request: map.c keeps it current */
+	rc = ec_read_inode(c, ino, &inode);
+	if (!rc && !mappable(&inode))
+		rc = EINVAL;	/* never marked iomap: no mapping to give */
+	if (!rc)
+		rc = map_at(c, ino, &inode, lblk, &m);
 	if (!rc && write && m.state == EC_MAP_HOLE) {
-		rc = allocate(c, ino, &m, in->pos + (in->count ? in->count : 1));
+		rc = allocate(c, ino, &inode, &m, in->pos + (in->count ? in->count : 1));
 		if (!rc)
-			rc = map_at(c, ino, lblk, &m);
+			rc = map_at(c, ino, &inode, lblk, &m);
 		if (!rc && m.state == EC_MAP_HOLE)
 			rc = ec_corrupt(c, ino, "allocated blocks are not mapped");
 	}
@@ -167,7 +170,7 @@ static void do_ioend(struct ec_req *r, ext2_ino_t ino, const struct fuse_iomap_i
 	uint64_t bs = c->fs->blocksize, end = in->pos + in->written;
 	struct fuse_iomap_ioend_out out;
 	ec_inode inode;
-	int rc = 0;
+	int rc;
 
 	if (end < in->pos)
 		return (void)ec_reply_err(r, EINVAL);
@@ -176,10 +179,10 @@ static void do_ioend(struct ec_req *r, ext2_ino_t ino, const struct fuse_iomap_i
 		       "flags 0x%x error %d\n", ino, (unsigned long long)in->pos,
 		       (unsigned long long)in->written, in->flags, in->error);
 	/* a failed write leaves its blocks unwritten: they read as zeroes */
-	if (!in->error && in->written && (in->flags & FUSE_IOMAP_IOEND_UNWRITTEN))
-		rc = ec_map_convert(c, ino, in->pos / bs, (end + bs - 1) / bs - in->pos / bs);
-	if (!rc)
-		rc = ec_read_inode(c, ino, &inode);
+	rc = ec_read_inode(c, ino, &inode);
+	if (!rc && !in->error && in->written && (in->flags & FUSE_IOMAP_IOEND_UNWRITTEN))
+		rc = ec_map_convert(c, ino, &inode, in->pos / bs,
+				    (end + bs - 1) / bs - in->pos / bs);
 	/* mtime and ctime are the kernel's: they arrive with FUSE_SETATTR */
 	if (!rc && !in->error && in->written && ec_isize(&inode) < end) {
 		errcode_t err = ext2fs_inode_size_set(c->fs, (struct ext2_inode *)&inode, end);

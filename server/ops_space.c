@@ -56,10 +56,10 @@ static int punch(struct ec_ctx *c, ext2_ino_t ino, const ec_inode *in, uint64_t 
 	return err ? ec_errno(c, err, ino, "punch") : 0;
 }
 
-static int allocate(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, uint64_t end)
+static int allocate(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, uint64_t off, uint64_t end)
 {
 	uint64_t bs = c->fs->blocksize, first = off / bs, last = (end + bs - 1) / bs;
-	return ec_map_fill(c, ino, first, last - first, true);
+	return ec_map_fill(c, ino, in, first, last - first, true);
 }
 
 static int do_fallocate(struct ec_ctx *c, ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
@@ -87,10 +87,12 @@ static int do_fallocate(struct ec_ctx *c, ext2_ino_t ino, int mode, uint64_t off
 		rc = punch(c, ino, &in, off, end, size);
 	else if (mode & FALLOC_FL_ZERO_RANGE) {
 		rc = punch(c, ino, &in, off, end, size);
+		if (!rc)	/* the punch wrote the inode: read it again */
+			rc = ec_read_inode(c, ino, &in);
 		if (!rc)
-			rc = allocate(c, ino, off, end);
+			rc = allocate(c, ino, &in, off, end);
 	} else {
-		rc = allocate(c, ino, off, end);
+		rc = allocate(c, ino, &in, off, end);
 	}
 	if (!rc && !(mode & FALLOC_FL_KEEP_SIZE) && end > size)
 		rc = ec_truncate(c, ino, end);
@@ -113,15 +115,15 @@ void ec_op_fallocate(struct ec_req *req, uint64_t ino, int mode, off_t offset, o
 
 /* SEEK_DATA/SEEK_HOLE in an extent- or block-mapped file, run by run
  * (map.c); unwritten blocks are a hole. */
-static int seek_runs(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, int whence, uint64_t size,
+static int seek_runs(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, uint64_t off, int whence,
 		     uint64_t *res)
 {
-	uint64_t bs = c->fs->blocksize;
+	uint64_t bs = c->fs->blocksize, size = ec_isize(in);
 	blk64_t b = off / bs;
 
 	for (;;) {
 		struct ec_map m;
-		int rc = ec_map_find(c, ino, b, &m);
+		int rc = ec_map_find(c, ino, in, b, &m);
 
 		if (rc)
 			return rc;
@@ -154,7 +156,7 @@ static int do_lseek(struct ec_ctx *c, ext2_ino_t ino, uint64_t off, int whence, 
 		*res = whence == SEEK_DATA ? off : size;
 		return 0;
 	}
-	return seek_runs(c, ino, off, whence, size, res);
+	return seek_runs(c, ino, &in, off, whence, res);
 }
 
 void ec_op_lseek(struct ec_req *req, uint64_t ino, off_t off, int whence, struct ec_file *fi)

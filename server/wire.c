@@ -114,7 +114,7 @@ static uint32_t timeout_nsec(double t)
 	return t <= 0 || t >= (double)UINT64_MAX ? 0 : (uint32_t)((t - (double)(uint64_t)t) * 1e9);
 }
 
-static void fill_attr(struct ec_ctx *c, struct fuse_attr *a, const struct stat *st)
+static void fill_attr(struct fuse_attr *a, const struct stat *st, uint32_t flags)
 {
 	memset(a, 0, sizeof(*a));
 	a->ino = st->st_ino;
@@ -132,10 +132,10 @@ static void fill_attr(struct ec_ctx *c, struct fuse_attr *a, const struct stat *
 	a->mtimensec = (uint32_t)st->st_mtim.tv_nsec;
 	a->ctime = (uint64_t)st->st_ctim.tv_sec;
 	a->ctimensec = (uint32_t)st->st_ctim.tv_nsec;
-	a->flags = ec_attr_flags(c, st);
+	a->flags = flags;
 }
 
-static void fill_entry(struct ec_ctx *c, struct fuse_entry_out *o, const struct ec_entry *e)
+static void fill_entry(struct fuse_entry_out *o, const struct ec_entry *e)
 {
 	memset(o, 0, sizeof(*o));
 	o->nodeid = e->ino;
@@ -144,14 +144,14 @@ static void fill_entry(struct ec_ctx *c, struct fuse_entry_out *o, const struct 
 	o->entry_valid_nsec = timeout_nsec(e->entry_timeout);
 	o->attr_valid = timeout_sec(e->attr_timeout);
 	o->attr_valid_nsec = timeout_nsec(e->attr_timeout);
-	fill_attr(c, &o->attr, &e->attr);
+	fill_attr(&o->attr, &e->attr, e->attr_flags);
 }
 
 int ec_reply_entry(struct ec_req *r, const struct ec_entry *e)
 {
 	struct fuse_entry_out o;
 
-	fill_entry(r->c, &o, e);
+	fill_entry(&o, e);
 	return reply_data(r, &o, sizeof(o));
 }
 
@@ -169,17 +169,17 @@ int ec_reply_create(struct ec_req *r, const struct ec_entry *e, const struct ec_
 		struct fuse_open_out o;
 	} out;
 
-	fill_entry(r->c, &out.e, e);
+	fill_entry(&out.e, e);
 	fill_open(&out.o, f);
 	return reply_data(r, &out, sizeof(out));
 }
 
-int ec_reply_attr(struct ec_req *r, const struct stat *st, double timeout)
+int ec_reply_attr(struct ec_req *r, const struct stat *st, uint32_t flags, double timeout)
 {
 	struct fuse_attr_out o = { .attr_valid = timeout_sec(timeout),
 				   .attr_valid_nsec = timeout_nsec(timeout) };
 
-	fill_attr(r->c, &o.attr, st);
+	fill_attr(&o.attr, st, flags);
 	return reply_data(r, &o, sizeof(o));
 }
 
@@ -267,10 +267,11 @@ size_t ec_add_direntry_plus(struct ec_req *r, char *buf, size_t bufsize, const c
 	size_t namelen = strlen(name);
 	size_t size = FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET_DIRENTPLUS + namelen);
 
+	(void)r;
 	if (buf && size <= bufsize) {
 		struct fuse_direntplus *d = (struct fuse_direntplus *)buf;
 
-		fill_entry(r->c, &d->entry_out, e);
+		fill_entry(&d->entry_out, e);
 		fill_dirent(&d->dirent, name, namelen, e->attr.st_ino, e->attr.st_mode, off,
 			    size - offsetof(struct fuse_direntplus, dirent));
 	}

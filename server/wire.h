@@ -26,6 +26,7 @@ struct ec_req {
 struct ec_entry {
 	uint64_t ino, generation;
 	struct stat attr;
+	uint32_t attr_flags;	/* fuse_attr.flags: ec_attr_flags() */
 	double attr_timeout, entry_timeout;
 };
 
@@ -63,7 +64,7 @@ int ec_reply_err(struct ec_req *r, int err);
 void ec_reply_none(struct ec_req *r);
 int ec_reply_entry(struct ec_req *r, const struct ec_entry *e);
 int ec_reply_create(struct ec_req *r, const struct ec_entry *e, const struct ec_file *f);
-int ec_reply_attr(struct ec_req *r, const struct stat *st, double timeout);
+int ec_reply_attr(struct ec_req *r, const struct stat *st, uint32_t flags, double timeout);
 int ec_reply_open(struct ec_req *r, const struct ec_file *f);
 int ec_reply_buf(struct ec_req *r, const void *buf, size_t size);
 int ec_reply_readlink(struct ec_req *r, const char *target);
