@@ -7,6 +7,8 @@
 #   make check      build with ASan/UBSan into build/test and run every test layer
 #   make check-fresh  `make deps all` from a git archive of HEAD in a fresh Debian 12 chroot
 #   make demo       the product demo (boots a QEMU guest)
+#   make bench      kernel ext4, fuse2fs, ext4cell classic and iomap side by side
+#                   in one guest on the bench kernel (bench/bench.sh; never a test)
 # Each component directory has a build.mk that adds its programs to PROGRAMS.
 
 BUILD     ?= build
@@ -36,7 +38,7 @@ AFTER_DEPS := $(filter deps,$(MAKECMDGOALS))
 PROGRAMS :=
 -include $(wildcard */build.mk tests/*/build.mk)
 
-.PHONY: all deps kernel kernel-bisect check check-fresh demo clean
+.PHONY: all deps kernel kernel-bisect check check-fresh demo bench clean
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c | $(AFTER_DEPS)
@@ -64,6 +66,9 @@ check-fresh: | $(AFTER_DEPS)
 demo: all
 	bash kernel/build.sh test
 	bash tests/demo.sh
+
+bench: | $(AFTER_DEPS)
+	bash bench/bench.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -8,7 +8,7 @@ pkgs=(
 	libfuse3-dev fuse3 fuse2fs libext2fs-dev e2fsprogs comerr-dev libmount-dev libblkid-dev
 	libseccomp-dev seccomp libcap-dev libsystemd-dev
 	debootstrap attr acl util-linux procps systemd valgrind
-	sparse
+	sparse fio
 )
 missing=()
 for p in "${pkgs[@]}"; do
