@@ -12,6 +12,8 @@
 # Settings (make variables or environment):
 #   BENCH_ROUNDS=3 BENCH_MIB=256 BENCH_FILES=20000 BENCH_SECONDS=10
 #   BENCH_SYSTEMS="ext4 fuse2fs classic iomap"
+#   BENCH_KERNEL=FILE: boot that bzImage instead of building the bench kernel
+#   (to compare kernels, each run with ext4 as the reference)
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${BENCH_ROUNDS:-3} mib=${BENCH_MIB:-256} files=${BENCH_FILES:-20000}
@@ -27,13 +29,17 @@ for p in fio fuse2fs python3 systemd-socket-activate; do
 	command -v "$p" >/dev/null || die "$p is not installed (run 'make deps')"
 done
 make -s -C "$repo" all || die "the build failed"
-bash "$repo/kernel/build.sh" bench >&2 || die "the bench kernel did not build"
+kernel=${BENCH_KERNEL:-$repo/build/kernel/bench/bzImage}
+if [ -z "${BENCH_KERNEL:-}" ]; then
+	bash "$repo/kernel/build.sh" bench >&2 || die "the bench kernel did not build"
+fi
+[ -f "$kernel" ] || die "no kernel $kernel"
 
 tmp=$(mktemp -d /dev/shm/ext4cell-bench.XXXXXX) || die "no room on /dev/shm"
 trap 'rm -rf "$tmp"' EXIT
 truncate -s $((mib * 4 + 1024))M "$tmp/disk.img"
 start=$(date +%s)
-"$repo/tests/qemu/vm" -q --smp 2 --timeout 7200 --kernel "$repo/build/kernel/bench/bzImage" \
+"$repo/tests/qemu/vm" -q --smp 2 --timeout 7200 --kernel "$kernel" \
 	--disk "$tmp/disk.img" -- bench/bench-guest.sh "$rounds" "$mib" "$files" "$secs" $systems \
 	>"$tmp/raw" 2>&1
 rc=$?
@@ -41,6 +47,6 @@ sed -n 's/^guest: //p' "$tmp/raw" | grep -v '^[RQ] ' >&2
 [ $rc = 0 ] || { grep -v '^guest: ' "$tmp/raw" >&2; die "the guest run failed (status $rc)"; }
 mkdir -p "$repo/bench/results"
 sed -n 's/^guest: //p' "$tmp/raw" | python3 "$repo/bench/table.py" "$rounds" "$mib" "$files" \
-	"$secs" "$(($(date +%s) - start))" $systems >"$repo/bench/results/latest.md" ||
-	die "no results"
+	"$secs" "$(($(date +%s) - start))" "${kernel#"$repo"/}" $systems \
+	>"$repo/bench/results/latest.md" || die "no results"
 cat "$repo/bench/results/latest.md"

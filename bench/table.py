@@ -2,12 +2,12 @@
 markdown table of `make bench`: per job the median and minimum of the rounds
 for every system, the ratio of each median to kernel ext4's (1.00: as fast;
 higher is faster), then the FUSE requests each ext4cell job cost.
-usage: table.py ROUNDS MIB FILES SECONDS WALL-SECONDS SYSTEM..."""
+usage: table.py ROUNDS MIB FILES SECONDS WALL-SECONDS KERNEL SYSTEM..."""
 import statistics
 import sys
 
-rounds, mib, files, secs, wall = sys.argv[1:6]
-systems = sys.argv[6:]
+rounds, mib, files, secs, wall, kernel = sys.argv[1:7]
+systems = sys.argv[7:]
 rates, counts, jobs, counted = {}, {}, [], []
 for line in sys.stdin:
     f = line.split(None, 4)
@@ -38,6 +38,9 @@ def cell(v):
 
 print("# make bench: %s round(s), %s MiB files, %s small files, %s s random jobs, %s s in all"
       % (rounds, mib, files, secs, wall))
+print()
+print("Kernel %s; medians (minimum) of the rounds; ratios: median / kernel ext4's median "
+      "(1.00: as fast, higher is faster)." % kernel)
 print()
 head = ["job", "unit"] + ["%s med (min)" % s for s in systems]
 others = [s for s in systems if s != "ext4"]

@@ -271,6 +271,42 @@ else
 	echo "case fallocate-stale ok"
 fi
 
+# The kernel reuses the last read mapping while the file's blocks stay put:
+# w holds 512 KiB of written blocks in one run, then a hole to 1 MiB; cold
+# reads of all of it ask the server (-v logs every FUSE_IOMAP_BEGIN) once
+# per run, not once per readahead window. A write into the hole changes the
+# blocks: the cached hole must not hide the data after drop_caches (with w
+# held open, so that its inode and cached mapping survive).
+st=$($srv -v $dev $mnt 2>/tmp/begins)
+v=$(head -c 524288 /dev/urandom >/tmp/w512 &&
+	dd if=/tmp/w512 of=$mnt/w bs=512k conv=fsync status=none 2>&1 && truncate -s 1M $mnt/w 2>&1)
+echo 3 >/proc/sys/vm/drop_caches
+n0=$(grep -c "begin ino 4 .* op 0x0$" /tmp/begins)
+head -c 524288 $mnt/w >/tmp/r512
+same=$(cmp /tmp/r512 /tmp/w512 2>&1; tail -c 524288 $mnt/w | tr -d '\0' | wc -c)
+reads=$(($(grep -c "begin ino 4 .* op 0x0$" /tmp/begins) - n0))
+exec 3<$mnt/w	# the inode, and with it its cached mapping, stays in memory
+printf A%.0s $(seq 4096) | dd of=$mnt/w bs=4k seek=192 conv=notrunc,fsync 2>/dev/null
+echo 3 >/proc/sys/vm/drop_caches
+a=$(dd if=$mnt/w bs=4k skip=192 count=1 2>/dev/null | tr -d A | wc -c)
+exec 3<&-
+unmount
+newlog
+b=$(badlog)
+if [ "$st" != "iomap=1 dev=1" ]; then
+	echo "case map-cache FAIL: server said '$st'"
+elif [ -n "$v" ] || [ "$same" != 0 ]; then
+	echo "case map-cache FAIL: writing or reading back w: '$v' '$same'"
+elif [ "$reads" -gt 2 ] || [ "$reads" -lt 1 ]; then
+	echo "case map-cache FAIL: $reads FUSE_IOMAP_BEGIN for cold reads of one run and one hole, want 1-2"
+elif [ "$a" != 0 ]; then
+	echo "case map-cache FAIL: $a bytes of the write into the hole read back wrong after drop_caches (a stale cached hole)"
+elif [ -n "$b" ]; then
+	echo "case map-cache FAIL: kernel log: $b"
+else
+	echo "case map-cache ok: $reads FUSE_IOMAP_BEGIN for 1 MiB of cold reads"
+fi
+
 # Timestamps (iomap-check times, wtimes.c): a buffered write, an O_DIRECT
 # write, ftruncate and a store through a shared mapping after close each
 # move mtime and ctime of w; after fsync the server has the times stat
