@@ -15,6 +15,7 @@ mkdir -p "$mnt" /run/ext4cell
 . "$(dirname "$0")/guest-lib.sh"
 start_ec_listener "$repo" "$sock" "$log" || exit 1
 tar -C /usr/include -cf /tmp/src.tar linux asm-generic || exit 1
+entries=$(tar -tf /tmp/src.tar | wc -l)
 
 # mount_fs SYSTEM: mounts /dev/vda on $mnt; sets mount_ms to the milliseconds
 # from the mount command's start to the mount being visible
@@ -36,11 +37,13 @@ mount_fs() {
 umount_fs() {
 	umount "$mnt" || return 1
 	case $1 in
-	fuse2fs) wait "$fuse2fs_pid" ;;
+	fuse2fs) bounded 200 exited "$fuse2fs_pid" && wait "$fuse2fs_pid" ;;
 	classic | iomap) bounded 200 no_server ;;
 	esac
 }
 no_server() { ! pgrep -x ext4cell-server >/dev/null; }
+# exited PID: the child is gone or a zombie waiting to be reaped
+exited() { ! kill -0 "$1" 2>/dev/null || [[ $(ps -o stat= -p "$1") == Z* ]]; }
 # bounded N CMD...: retries CMD every 0.05 s, at most N times
 bounded() {
 	local n=$1
@@ -83,8 +86,8 @@ declare -A jobs=(
 	[direct-rand-write-qd1]="fio_rate --rw=randwrite $random --direct=1"
 	[direct-rand-read-qd16]="fio_rate --rw=randread $random --direct=1 --ioengine=libaio --iodepth=16"
 	[direct-rand-write-qd16]="fio_rate --rw=randwrite $random --direct=1 --ioengine=libaio --iodepth=16"
-	[tar-x-files]="secs_rate $(tar -tf /tmp/src.tar | wc -l) untar"
-	[cold-find-stat]="secs_rate $(tar -tf /tmp/src.tar | wc -l) find $mnt -printf %s"
+	[tar-x-files]="secs_rate $entries untar"
+	[cold-find-stat]="secs_rate $entries find $mnt -printf %s"
 )
 order="seq-write seq-read direct-write direct-read rand-read rand-write direct-rand-read-qd1
 	direct-rand-write-qd1 direct-rand-read-qd16 direct-rand-write-qd16 small-files tar-x-files
