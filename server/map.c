@@ -310,9 +310,12 @@ static int convert_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h,
 int ec_map_convert(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, blk64_t n)
 {
 	ext2_extent_handle_t h;
-	int rc = has_tree(in) ? open_tree(c, ino, in, &h) : 0;
+	int rc;
 
-	if (rc || !has_tree(in))
+	if (!has_tree(in))
+		return 0;
+	rc = open_tree(c, ino, in, &h);
+	if (rc)
 		return rc;
 	rc = for_runs(c, ino, h, lblk, n, convert_run, NULL);
 	ext2fs_extent_free(h);
@@ -323,9 +326,12 @@ int ec_map_merge(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, b
 {
 	blk64_t pos = lblk ? lblk - 1 : 0, end = lblk + n, next;
 	ext2_extent_handle_t h;
-	int rc = has_tree(in) ? open_tree(c, ino, in, &h) : 0;
+	int rc;
 
-	if (rc || !has_tree(in))
+	if (!has_tree(in))
+		return 0;
+	rc = open_tree(c, ino, in, &h);
+	if (rc)
 		return rc;
 	/* pos never goes back, and every join removes an extent: this ends */
 	while (!rc && pos <= end && pos < END_OF_BLOCKS) {
