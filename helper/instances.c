@@ -31,6 +31,8 @@
 
 #define USERS_DIR	"/run/ext4cell-users"
 #define LOCK_WAIT_MS	10000	/* another helper of the same user counting */
+#define DEV_WAIT_MS	5000	/* udevd's brief exclusive lock (BLKRRPART after a
+				 * writer closed the device, e.g. the last server) */
 
 static int open_dir(int at, const char *name)
 {
@@ -51,6 +53,20 @@ static int open_dir(int at, const char *name)
 	return fd;
 }
 
+/* flock(fd, op | LOCK_NB) until it succeeds, fails otherwise than by
+ * conflict, or max_ms have passed; 0, or -1 with errno. */
+static int flock_wait(int fd, int op, int max_ms)
+{
+	for (int ms = 0; flock(fd, op | LOCK_NB); ms += 10) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (errno != EWOULDBLOCK || ms >= max_ms)
+			return -1;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 /* The user's record directory, locked exclusively (bounded wait). */
 static int lock_user_dir(void)
 {
@@ -66,15 +82,10 @@ static int lock_user_dir(void)
 	if (dir < 0)
 		helper_fail(EXIT_SYSTEM, "%s/%s (root's, mode 0700): %s", USERS_DIR, name,
 			    strerror(errno));
-	for (int ms = 0; flock(dir, LOCK_EX | LOCK_NB); ms += 10) {
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-		if (errno != EWOULDBLOCK || ms >= LOCK_WAIT_MS)
-			helper_fail(EXIT_SYSTEM, "%s/%s: cannot lock it: %s", USERS_DIR, name,
-				    errno == EWOULDBLOCK ? "another mount.fuse.ext4 of yours "
-				    "holds it" : strerror(errno));
-		nanosleep(&ts, NULL);
-	}
+	if (flock_wait(dir, LOCK_EX, LOCK_WAIT_MS))
+		helper_fail(EXIT_SYSTEM, "%s/%s: cannot lock it: %s", USERS_DIR, name,
+			    errno == EWOULDBLOCK ? "another mount.fuse.ext4 of yours "
+			    "holds it" : strerror(errno));
 	return dir;
 }
 
@@ -168,8 +179,10 @@ void helper_instance_register(const struct helper_config *c, const char *source,
 			    "(user_mount_max in %s)", (unsigned)helper_uid(), c->user_mount_max,
 			    HELPER_CONFIG);
 	/* after counting: a finished instance's record of the same device is gone */
-	if (flock(devfd, LOCK_SH | LOCK_NB))
-		helper_fail(EXIT_MOUNT, "%s: cannot lock the device: %s", source, strerror(errno));
+	if (flock_wait(devfd, LOCK_SH, DEV_WAIT_MS))
+		helper_fail(EXIT_MOUNT, "%s: cannot lock the device: %s", source,
+			    errno == EWOULDBLOCK ? "another program holds it locked "
+			    "exclusively (a partitioning tool?); not mounted" : strerror(errno));
 	rec = openat(dir, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (rec < 0)
 		helper_fail(EXIT_SYSTEM, "%s/%u/%s: %s", USERS_DIR, (unsigned)helper_uid(), name,
