@@ -4,6 +4,8 @@
 #   make kernel     build the guest kernel (KCONFIG=test|bench, default test)
 #   make kernel-bisect  build every prefix of the patch series (bisectability),
 #                       then fs/fuse of every prefix in five more build flavours
+#   make fuzz       build the libFuzzer targets (fuzz/, clang, ASan/UBSan) into
+#                   build/fuzz and run each for FUZZ_SECONDS (default 60) on its corpus
 #   make check      build with ASan/UBSan into build/test and run every test layer
 #   make check-fresh  `make deps all` from a git archive of HEAD in a fresh Debian 12 chroot
 #   make demo       the product demo (boots a QEMU guest)
@@ -38,7 +40,7 @@ AFTER_DEPS := $(filter deps,$(MAKECMDGOALS))
 PROGRAMS :=
 -include $(wildcard */build.mk tests/*/build.mk)
 
-.PHONY: all deps kernel kernel-bisect check check-fresh demo bench clean
+.PHONY: all deps kernel kernel-bisect check check-fresh demo bench fuzz fuzz-build clean
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c | $(AFTER_DEPS)
@@ -66,6 +68,13 @@ check-fresh: | $(AFTER_DEPS)
 demo: all
 	bash kernel/build.sh test
 	bash tests/demo.sh
+
+FUZZ_SECONDS ?= 60
+fuzz-build: | $(AFTER_DEPS)
+	$(MAKE) -s FUZZ=1 BUILD=build/fuzz CC=clang-14 SANITIZE=1 fuzz-targets
+
+fuzz: fuzz-build
+	bash fuzz/run.sh $(FUZZ_SECONDS)
 
 bench: | $(AFTER_DEPS)
 	bash bench/bench.sh

@@ -9,6 +9,7 @@ pkgs=(
 	libseccomp-dev seccomp libcap-dev libsystemd-dev
 	debootstrap attr acl util-linux procps systemd valgrind
 	sparse fio
+	clang-14 libclang-rt-14-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,0 +1,309 @@
+/* fuzz/image.c: libFuzzer target: the input is an ext2/3/4 image. It is
+ * opened as a read-write mount would open it (feature policy, journal
+ * replay: server/fsopen.c) and walked with the server's own request
+ * handlers (lookup, getattr, readdir, read, readlink, xattrs, lseek) and
+ * its mapping core (what iomap BEGIN would answer for every file), then
+ * changed with a few writes (create, write, truncate, unlink, mkdir,
+ * setxattr) and closed as at unmount. The work per input is bounded (see
+ * the MAX_ constants) so that anything slow is the server's doing. */
+#include "fsrun.h"
+#include "../server/map.h"
+#include "../server/ops.h"
+
+#include <fcntl.h>
+#include <linux/fuse.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MAX_DIRS	32	/* directories listed */
+#define MAX_NODES	256	/* entries looked up */
+#define MAX_READ	(64 * 1024)	/* bytes read per file */
+#define MAX_RUNS	64	/* mapping runs asked per file */
+#define MAX_XATTRS	16	/* xattrs read per inode */
+#define CHUNK		(16 * 1024)	/* one READ or READDIR */
+
+static struct fz_fs f;
+static char reply[CHUNK + 4096];
+
+/* The reply to the request just handled: its payload length, or -errno. */
+static long answer(void)
+{
+	struct fuse_out_header *oh = (struct fuse_out_header *)reply;
+	ssize_t n = recv(f.peer, reply, sizeof(reply), MSG_DONTWAIT);
+
+	if (n < (ssize_t)sizeof(*oh))
+		return -EPROTO;
+	return oh->error ? oh->error : (long)(n - (ssize_t)sizeof(*oh));
+}
+
+static void *payload(void)
+{
+	return reply + sizeof(struct fuse_out_header);
+}
+
+static struct ec_req req(void)
+{
+	return (struct ec_req){ .c = &f.c, .unique = 1, .umask = 022 };
+}
+
+/* The node of name in dir (a lookup reference the caller forgets), or 0. */
+static uint64_t lookup(uint64_t dir, const char *name, uint32_t *mode)
+{
+	struct ec_req r = req();
+	struct fuse_entry_out *e = payload();
+
+	ec_op_lookup(&r, dir, name);
+	if (answer() < (long)sizeof(*e))
+		return 0;
+	*mode = e->attr.mode;
+	return e->nodeid;
+}
+
+static void forget(uint64_t node)
+{
+	struct ec_req r = req();
+
+	ec_op_forget(&r, node, 1);
+}
+
+/* What iomap BEGIN would answer over the whole file: run after run. */
+static void map_all(uint64_t node)
+{
+	ext2_ino_t ino = ec_ino(node);
+	blk64_t lblk = 0, end;
+	struct ec_map m;
+	ec_inode in;
+	int i;
+
+	if (ec_read_inode(&f.c, ino, &in))
+		return;
+	end = (ec_isize(&in) + f.c.fs->blocksize - 1) / f.c.fs->blocksize;
+	for (i = 0; i < MAX_RUNS && lblk < end; i++) {
+		if (ec_map_find(&f.c, ino, &in, lblk, &m) || !m.len || m.lblk + m.len <= lblk)
+			return;
+		lblk = m.lblk + m.len;
+	}
+}
+
+static void read_file(uint64_t node)
+{
+	struct ec_file fi = { .flags = O_RDONLY };
+	struct ec_req r = req();
+	uint64_t off = 0;
+	long n;
+
+	ec_op_open(&r, node, &fi);
+	if (answer() < 0)
+		return;
+	do {
+		r = req();
+		ec_op_read(&r, node, CHUNK, (off_t)off, &fi);
+		n = answer();
+		off += n > 0 ? (uint64_t)n : 0;
+	} while (n == CHUNK && off < MAX_READ);
+	r = req();
+	ec_op_lseek(&r, node, 0, SEEK_DATA, &fi);
+	answer();
+	r = req();
+	ec_op_lseek(&r, node, 0, SEEK_HOLE, &fi);
+	answer();
+	map_all(node);
+}
+
+static void xattrs(uint64_t node)
+{
+	struct ec_req r = req();
+	char names[4096], *p;
+	long n;
+	int i = 0;
+
+	ec_op_listxattr(&r, node, 0);
+	answer();
+	r = req();
+	ec_op_listxattr(&r, node, sizeof(names) - 1);
+	n = answer();
+	if (n <= 0)
+		return;
+	memcpy(names, payload(), (size_t)n);
+	names[n] = 0;
+	for (p = names; p < names + n && i < MAX_XATTRS; p += strlen(p) + 1, i++) {
+		r = req();
+		ec_op_getxattr(&r, node, p, 0);
+		answer();
+		r = req();
+		ec_op_getxattr(&r, node, p, CHUNK);
+		answer();
+	}
+}
+
+/* Everything a reader of this node may ask, by its type. */
+static void visit(uint64_t node, uint32_t mode)
+{
+	struct ec_req r = req();
+
+	ec_op_getattr(&r, node);
+	answer();
+	if (S_ISREG(mode)) {
+		read_file(node);
+	} else if (S_ISLNK(mode)) {
+		r = req();
+		ec_op_readlink(&r, node);
+		answer();
+	}
+	xattrs(node);
+}
+
+struct walk {
+	uint64_t dirs[MAX_DIRS];
+	int ndirs, nnodes;
+	uint64_t file;		/* a regular file met on the way, for the writes */
+};
+
+/* Lists dir in READDIR and READDIRPLUS batches, visiting each entry. */
+static void list(struct walk *w, uint64_t dir, bool plus)
+{
+	struct ec_file fi = { .flags = O_RDONLY };
+	uint64_t off = 0;
+	long n;
+
+	do {
+		struct ec_req r = req();
+		char batch[CHUNK];
+		long pos = 0;
+
+		if (plus)
+			ec_op_readdirplus(&r, dir, CHUNK, (off_t)off, &fi);
+		else
+			ec_op_readdir(&r, dir, CHUNK, (off_t)off, &fi);
+		n = answer();
+		if (n <= 0)
+			return;
+		memcpy(batch, payload(), (size_t)n);
+		while (pos + (long)FUSE_NAME_OFFSET <= n) {
+			struct fuse_dirent *d = (struct fuse_dirent *)(batch + pos);
+			char name[256];
+			uint32_t mode;
+			uint64_t node;
+
+			if (plus) {
+				struct fuse_direntplus *dp = (struct fuse_direntplus *)(batch + pos);
+				d = &dp->dirent;
+				if (dp->entry_out.nodeid)
+					forget(dp->entry_out.nodeid);
+				pos += FUSE_DIRENTPLUS_SIZE(dp);
+			} else {
+				pos += FUSE_DIRENT_SIZE(d);
+			}
+			if (d->off <= off || d->namelen >= sizeof(name))
+				return;
+			off = d->off;
+			memcpy(name, d->name, d->namelen);
+			name[d->namelen] = 0;
+			if (plus || !strcmp(name, ".") || !strcmp(name, "..") || w->nnodes >= MAX_NODES)
+				continue;
+			w->nnodes++;
+			node = lookup(dir, name, &mode);
+			if (!node)
+				continue;
+			visit(node, mode);
+			if (S_ISDIR(mode) && w->ndirs < MAX_DIRS)
+				w->dirs[w->ndirs++] = node;
+			else if (S_ISREG(mode) && !w->file)
+				w->file = node;
+			else
+				forget(node);
+		}
+	} while (n > 0);
+}
+
+static uint64_t create(uint64_t dir, const char *name)
+{
+	struct ec_file fi = { .flags = O_RDWR | O_CREAT };
+	struct fuse_entry_out *e = payload();
+	struct ec_req r = req();
+
+	ec_op_create(&r, dir, name, S_IFREG | 0644, &fi);
+	return answer() >= (long)sizeof(*e) ? e->nodeid : 0;
+}
+
+static void write_at(uint64_t node, uint64_t off, size_t len)
+{
+	static const char data[3 * 4096] = { 'e', 'x', 't', '4' };
+	struct ec_file fi = { .flags = O_RDWR };
+	struct ec_req r = req();
+
+	ec_op_write(&r, node, data, len, (off_t)off, &fi);
+	answer();
+}
+
+static void truncate_to(uint64_t node, uint64_t size)
+{
+	struct stat st = { .st_size = (off_t)size };
+	struct ec_req r = req();
+
+	ec_op_setattr(&r, node, &st, EC_SET_ATTR_SIZE, NULL);
+	answer();
+}
+
+/* Small and whole-block writes, a truncate and an unlink in the root, a
+ * write into an existing file, a directory made and removed. */
+static void change(uint64_t file)
+{
+	uint64_t bs = f.c.fs->blocksize, node = create(EC_ROOT_ID, "fuzz.new");
+	struct ec_req r = req();
+
+	if (node) {
+		write_at(node, 0, 100);
+		write_at(node, 2 * bs, 2 * bs);
+		map_all(node);
+		truncate_to(node, bs + 1);
+		forget(node);
+		r = req();
+		ec_op_unlink(&r, EC_ROOT_ID, "fuzz.new");
+		answer();
+	}
+	if (file) {
+		write_at(file, bs, bs);
+		write_at(file, 7, 10);
+		truncate_to(file, 3 * bs / 2);
+		map_all(file);
+	}
+	r = req();
+	ec_op_mkdir(&r, EC_ROOT_ID, "fuzz.dir", 0755);
+	if (answer() >= (long)sizeof(struct fuse_entry_out)) {
+		forget(((struct fuse_entry_out *)payload())->nodeid);
+		r = req();
+		ec_op_rmdir(&r, EC_ROOT_ID, "fuzz.dir");
+		answer();
+	}
+	r = req();
+	ec_op_setxattr(&r, EC_ROOT_ID, "user.fuzz", "value", 5, 0);
+	answer();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct walk w = { .dirs = { EC_ROOT_ID }, .ndirs = 1 };
+	int fd = fz_memfd(data, size), i;
+
+	if (fd < 0)
+		return 0;
+	if (fz_open(&f, fd)) {
+		close(fd);
+		return 0;
+	}
+	visit(EC_ROOT_ID, S_IFDIR);
+	for (i = 0; i < w.ndirs; i++)
+		list(&w, w.dirs[i], false);
+	list(&w, EC_ROOT_ID, true);
+	if (!f.c.ro)
+		change(w.file);
+	for (i = 1; i < w.ndirs; i++)
+		forget(w.dirs[i]);
+	if (w.file)
+		forget(w.file);
+	fz_close(&f);
+	close(fd);
+	return 0;
+}
