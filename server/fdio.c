@@ -4,8 +4,13 @@
  * device's logical block size: a block write then reads and rewrites no
  * neighbouring block, which in iomap mode may hold file data the kernel is
  * writing at the same time.
- * Single-block reads (metadata, mostly) go through a direct-mapped,
- * write-through cache: the device always holds what was written. */
+ * Single-block transfers (metadata, mostly) go through a direct-mapped
+ * write-back cache: a block written several times while the server handles
+ * one request (an inode table block for every block an extent tree gains)
+ * reaches the device once, when the server writes the dirty blocks back
+ * (ec_fdio_write_back(), before every reply), when its slot is needed for
+ * another block, or at flush and close. Larger transfers see the dirty
+ * blocks they overlap. */
 #include "fdio.h"
 
 #include <errno.h>
@@ -25,6 +30,9 @@ struct fdio {
 	size_t align;			/* O_DIRECT transfer unit, 0 without O_DIRECT */
 	char *cache;			/* EC_CACHE_SLOTS blocks, or NULL */
 	unsigned long long *tag;	/* block number + 1 per slot, 0 = empty */
+	bool *dirty;			/* per slot: newer than the device */
+	unsigned *dirty_list;		/* the dirty slots, in the order dirtied */
+	unsigned ndirty;
 };
 
 static struct struct_io_manager fdio_struct;
@@ -110,8 +118,13 @@ static void cache_drop(struct fdio *f)
 {
 	free(f->cache);
 	free(f->tag);
+	free(f->dirty);
+	free(f->dirty_list);
 	f->cache = NULL;
 	f->tag = NULL;
+	f->dirty = NULL;
+	f->dirty_list = NULL;
+	f->ndirty = 0;
 }
 
 /* The cache slot of block, or NULL when there is no cache. */
@@ -123,7 +136,9 @@ static char *slot(io_channel ch, unsigned long long block, unsigned long long **
 	if (!f->cache) {
 		f->cache = malloc((size_t)EC_CACHE_SLOTS * (size_t)ch->block_size);
 		f->tag = calloc(EC_CACHE_SLOTS, sizeof(*f->tag));
-		if (!f->cache || !f->tag) {
+		f->dirty = calloc(EC_CACHE_SLOTS, sizeof(*f->dirty));
+		f->dirty_list = calloc(EC_CACHE_SLOTS, sizeof(*f->dirty_list));
+		if (!f->cache || !f->tag || !f->dirty || !f->dirty_list) {
 			cache_drop(f);
 			return NULL;
 		}
@@ -132,18 +147,96 @@ static char *slot(io_channel ch, unsigned long long block, unsigned long long **
 	return f->cache + i * (size_t)ch->block_size;
 }
 
-/* Forgets cached copies of the bytes [off, off + len). */
+/* Writes the block in slot i to the device (a failed write is reported
+ * once, to whoever caused it). */
+static errcode_t write_slot(io_channel ch, unsigned i)
+{
+	struct fdio *f = ch->private_data;
+	size_t bs = (size_t)ch->block_size;
+	errcode_t err = do_io(ch, true, f->cache + i * bs, bs, (off_t)((f->tag[i] - 1) * bs));
+
+	if (err && ch->write_error)
+		err = ch->write_error(ch, (unsigned long)(f->tag[i] - 1), 1, f->cache + i * bs,
+				      bs, 0, err);
+	return err;
+}
+
+/* Writes every dirty slot that keep() does not keep (all with keep NULL);
+ * they are clean afterwards, even after an error; the first error.
+ * (A slot is dirty exactly while it is on the list, once.) */
+static errcode_t write_dirty(io_channel ch, bool (*keep)(unsigned long long block,
+							 unsigned long long first,
+							 unsigned long long last),
+			     unsigned long long first, unsigned long long last)
+{
+	struct fdio *f = ch->private_data;
+	errcode_t err = 0, e;
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < f->ndirty; k++) {
+		unsigned i = f->dirty_list[k];
+
+		if (keep && keep(f->tag[i] - 1, first, last)) {
+			f->dirty_list[n++] = i;
+			continue;
+		}
+		f->dirty[i] = false;
+		e = write_slot(ch, i);
+		if (!err)
+			err = e;
+	}
+	f->ndirty = n;
+	return err;
+}
+
+errcode_t ec_fdio_write_back(io_channel ch)
+{
+	if (ch->manager != ec_fdio_manager || !((struct fdio *)ch->private_data)->ndirty)
+		return 0;
+	return write_dirty(ch, NULL, 0, 0);
+}
+
+/* Blocks [first, last) as bytes [off, off + len) cover them. */
+static void blocks_of(io_channel ch, off_t off, size_t len, unsigned long long *first,
+		      unsigned long long *last)
+{
+	unsigned long long bs = (unsigned)ch->block_size;
+
+	*first = (unsigned long long)off / bs;
+	*last = ((unsigned long long)off + len + bs - 1) / bs;
+}
+
+static bool outside(unsigned long long block, unsigned long long first, unsigned long long last)
+{
+	return block < first || block >= last;
+}
+
+/* Before a transfer of the bytes [off, off + len) that bypasses the cache:
+ * the dirty blocks it overlaps reach the device first. */
+static errcode_t write_overlapped(io_channel ch, off_t off, size_t len)
+{
+	unsigned long long first, last;
+
+	if (!((struct fdio *)ch->private_data)->ndirty)
+		return 0;
+	blocks_of(ch, off, len, &first, &last);
+	return write_dirty(ch, outside, first, last);
+}
+
+/* Forgets cached copies of the bytes [off, off + len), which must not be
+ * dirty (write_overlapped() first). */
 static void cache_forget(io_channel ch, off_t off, size_t len)
 {
 	struct fdio *f = ch->private_data;
-	unsigned long long b, first = (unsigned long long)off / (unsigned)ch->block_size;
-	unsigned long long last = ((unsigned long long)off + len + (unsigned)ch->block_size - 1) /
-				  (unsigned)ch->block_size;
+	unsigned long long b, first, last;
 
 	if (!f->cache)
 		return;
+	blocks_of(ch, off, len, &first, &last);
 	if (last - first >= EC_CACHE_SLOTS) {
-		memset(f->tag, 0, EC_CACHE_SLOTS * sizeof(*f->tag));
+		for (unsigned i = 0; i < EC_CACHE_SLOTS; i++)
+			if (!f->dirty[i])
+				f->tag[i] = 0;
 		return;
 	}
 	for (b = first; b < last; b++)
@@ -158,11 +251,16 @@ static errcode_t fdio_read64(io_channel ch, unsigned long long block, int count,
 	unsigned long long *tag = NULL;
 	char *c = count == 1 ? slot(ch, block, &tag) : NULL;
 	errcode_t err = range(ch, block, count, &len, &off);
+	struct fdio *f = ch->private_data;
 
 	if (!err && c && *tag == block + 1) {
 		memcpy(data, c, len);
 		return 0;
 	}
+	if (c && f->dirty[block % EC_CACHE_SLOTS])
+		c = NULL;	/* the slot waits to be written: leave it */
+	if (!err)
+		err = write_overlapped(ch, off, len);
 	if (!err)
 		err = do_io(ch, false, data, len, off);
 	if (!err && c) {
@@ -174,6 +272,30 @@ static errcode_t fdio_read64(io_channel ch, unsigned long long block, int count,
 	return err;
 }
 
+/* Block into its slot, dirty; the slot's earlier dirty block is written
+ * first. 1 when there is no cache (the caller writes through). */
+static errcode_t cache_write(io_channel ch, unsigned long long block, const void *data)
+{
+	struct fdio *f = ch->private_data;
+	unsigned long long *tag;
+	char *c = slot(ch, block, &tag);
+	unsigned i = (unsigned)(block % EC_CACHE_SLOTS);
+	errcode_t err;
+
+	if (!c)
+		return 1;
+	/* the slot's dirty block goes out; the slot stays on the list */
+	if (f->dirty[i] && *tag != block + 1 && (err = write_slot(ch, i)))
+		return err;
+	memcpy(c, data, (size_t)ch->block_size);
+	*tag = block + 1;
+	if (!f->dirty[i]) {
+		f->dirty[i] = true;
+		f->dirty_list[f->ndirty++] = i;
+	}
+	return 0;
+}
+
 static errcode_t fdio_write64(io_channel ch, unsigned long long block, int count,
 			      const void *data)
 {
@@ -181,17 +303,14 @@ static errcode_t fdio_write64(io_channel ch, unsigned long long block, int count
 	off_t off = 0;
 	errcode_t err = range(ch, block, count, &len, &off);
 
-	if (!err)
+	if (err)
+		return err;
+	if (count == 1 && (err = cache_write(ch, block, data)) != 1)
+		return err;
+	err = write_overlapped(ch, off, len);
+	if (!err) {
 		cache_forget(ch, off, len);
-	if (!err)
 		err = do_io(ch, true, (void *)data, len, off);
-	if (!err && count == 1) {
-		unsigned long long *tag;
-		char *c = slot(ch, block, &tag);
-		if (c) {
-			memcpy(c, data, len);
-			*tag = block + 1;
-		}
 	}
 	if (err && ch->write_error)
 		return ch->write_error(ch, (unsigned long)block, count, data, len, 0, err);
@@ -210,8 +329,13 @@ static errcode_t fdio_write(io_channel ch, unsigned long block, int count, const
 
 static errcode_t fdio_write_byte(io_channel ch, unsigned long offset, int size, const void *data)
 {
+	errcode_t err;
+
 	if (size < 0)
 		return EXT2_ET_INVALID_ARGUMENT;
+	err = write_overlapped(ch, (off_t)offset, (size_t)size);
+	if (err)
+		return err;
 	cache_forget(ch, (off_t)offset, (size_t)size);
 	return do_io(ch, true, (void *)data, (size_t)size, (off_t)offset);
 }
@@ -219,16 +343,22 @@ static errcode_t fdio_write_byte(io_channel ch, unsigned long offset, int size, 
 static errcode_t fdio_flush(io_channel ch)
 {
 	struct fdio *f = ch->private_data;
+	errcode_t err = ec_fdio_write_back(ch);
 
-	return fsync(f->fd) ? errno : 0;
+	return err ? err : fsync(f->fd) ? errno : 0;
 }
 
 static errcode_t fdio_set_blksize(io_channel ch, int blksize)
 {
 	if (blksize <= 0)
 		return EXT2_ET_INVALID_ARGUMENT;
-	if (blksize != ch->block_size)
+	if (blksize != ch->block_size) {
+		errcode_t err = ec_fdio_write_back(ch);
+
+		if (err)
+			return err;
 		cache_drop(ch->private_data);
+	}
 	ch->block_size = blksize;
 	return 0;
 }
@@ -301,13 +431,16 @@ static errcode_t fdio_open(const char *name, int flags, io_channel *ret)
 
 static errcode_t fdio_close(io_channel ch)
 {
+	errcode_t err;
+
 	if (--ch->refcount > 0)
 		return 0;
+	err = ec_fdio_write_back(ch);
 	cache_drop(ch->private_data);
 	ext2fs_free_mem(&ch->private_data);
 	ext2fs_free_mem(&ch->name);
 	ext2fs_free_mem(&ch);
-	return 0;
+	return err;
 }
 
 static struct struct_io_manager fdio_struct = {

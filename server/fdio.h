@@ -13,4 +13,10 @@ extern io_manager ec_fdio_manager;
  * size) at offsets and addresses that are multiples of A. */
 void ec_fdio_name(int fd, unsigned int align, char *buf, size_t len);
 
+/* Writes the blocks written to ch since the last call (single-block writes
+ * wait in a cache) to the device, without a cache flush; 0 when ch is not
+ * one of ec_fdio_manager's. The server calls it before every reply: what a
+ * reply says is done is on the device. */
+errcode_t ec_fdio_write_back(io_channel ch);
+
 #endif

@@ -4,6 +4,7 @@
  * are checked against what was read before a handler sees them. One request
  * at a time: libext2fs is not thread-safe. */
 #include "wire.h"
+#include "fdio.h"
 #include "log.h"
 #include "ops.h"
 #include "../proto/fuse_iomap.h"
@@ -66,11 +67,30 @@ static const char *take_name(struct args *a)
 	return end ? take(a, (size_t)(end - a->p) + 1) : NULL;
 }
 
+/* What the request changed goes to the device before the kernel hears
+ * that it is done (and before it writes data into blocks the request
+ * allocated, where a freed metadata block's old copy could still wait). */
+static int write_back(struct ec_ctx *c)
+{
+	errcode_t err = c->fs && c->fs->io ? ec_fdio_write_back(c->fs->io) : 0;
+
+	if (!err)
+		return 0;
+	ec_log(EC_LOG_ERR, "ext4cell-server: %s: writing metadata: %s\n", c->devname,
+	       error_message(err));
+	return EIO;
+}
+
 static int send_reply(struct ec_req *r, int err, const struct iovec *data, int n)
 {
-	struct fuse_out_header oh = { .error = -err, .unique = r->unique };
+	struct fuse_out_header oh = { .unique = r->unique };
 	struct iovec iov[4] = { { &oh, sizeof(oh) } };
 	size_t len = sizeof(oh);
+	int werr = write_back(r->c);
+
+	if (!err)
+		err = werr;
+	oh.error = -err;
 
 	for (int i = 0; !err && i < n && i < 3; i++) {
 		iov[i + 1] = data[i];
@@ -101,7 +121,7 @@ int ec_reply_err(struct ec_req *r, int err)
 
 void ec_reply_none(struct ec_req *r)
 {
-	(void)r;
+	write_back(r->c);
 }
 
 static uint64_t timeout_sec(double t)

@@ -8,3 +8,9 @@ CPPFLAGS_tests += -Iseccomp
 $(BUILD)/tests/unit/seccomp_test: $(BUILD)/tests/unit/seccomp_test.o \
 				  $(sort $(SECCOMP_OBJS) $(SECCOMP_TEST_OBJS))
 	$(CC) $(LDFLAGS) -o $@ $^ $(SECCOMP_LIBS) -lpthread
+
+# fdio_unit: the server's io_manager and its write-back cache (server/fdio.c),
+# run by fdio.suite.
+PROGRAMS += $(BUILD)/tests/unit/fdio_unit
+$(BUILD)/tests/unit/fdio_unit: $(BUILD)/tests/unit/fdio_unit.o $(BUILD)/server/fdio.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pkgconf,--libs ext2fs com_err)
