@@ -2,6 +2,7 @@
  * open path, for the image and journal fuzz targets (fsrun.h). */
 #include "fsrun.h"
 #include "../server/fsopen.h"
+#include "../server/log.h"
 
 #include <et/com_err.h>
 #include <stdarg.h>
@@ -56,6 +57,7 @@ int fz_open(struct fz_fs *f, int fd)
 	f->c.opt.errors = EC_ERRORS_CONTINUE;
 	f->c.opt.iomap = EC_IOMAP_OFF;
 	if (ec_fs_open(&f->c, fd, err, sizeof(err))) {
+		ec_log(EC_LOG_ERR, "%s\n", err);
 		close(sv[0]);
 		close(sv[1]);
 		return -1;

@@ -15,6 +15,8 @@ secs=${1:-60} root=${2:-build/fuzz/corpus} bin=build/fuzz/bin
 targets=(image journal proto)
 # a hang (-timeout, seconds per input) or a runaway allocation is a finding
 opts=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1)
+# the largest seed images are 2 MiB (libFuzzer's default stops at 1 MiB)
+opts+=(-max_len=2097152)
 failed=0
 
 notok() { # notok NAME LOG: a failure and the end of its log

@@ -2,7 +2,8 @@
 # fuzz/seeds.sh OUT MKBAD: the seed corpora of the fuzz targets, made fresh by
 # mke2fs and debugfs (never committed):
 #   OUT/image/    small ext2/ext3/ext4 images (1 KiB and 4 KiB blocks, inline
-#                 data, journal, 64bit + metadata_csum, bigalloc, htree) with
+#                 data, journal, 64bit + metadata_csum, bigalloc, block maps,
+#                 htree) with
 #                 files, directories, symlinks and xattrs; one whose journal
 #                 needs replay; the hostile images of tests/images/mkbad
 #   OUT/journal/  the journal of the replay image (fuzz/journal.c splices it
@@ -43,16 +44,18 @@ mk() {
 }
 mk ext2-1k 512K -t ext2 -b 1024
 mk ext3-1k 2M -t ext3 -b 1024
-mk ext4-1k 512K -t ext4 -b 1024 -O ^has_journal
-mk ext4-4k 1M -t ext4 -b 4096 -O ^has_journal
-mk ext4-inline 512K -t ext4 -b 1024 -I 256 -O inline_data,^has_journal
+# without metadata_csum but one: a mutated checksummed structure is only refused
+mk ext4-1k 512K -t ext4 -b 1024 -O ^has_journal,^metadata_csum
+mk ext4-4k 1M -t ext4 -b 4096 -O ^has_journal,^metadata_csum
+mk ext4-inline 512K -t ext4 -b 1024 -I 256 -O inline_data,^has_journal,^metadata_csum
 mk ext4-csum64 512K -t ext4 -b 1024 -O 64bit,metadata_csum,^has_journal
-mk ext4-nocsum 512K -t ext4 -b 1024 -O ^metadata_csum,^has_journal,^extent,^64bit
-mk ext4-bigalloc 1M -t ext4 -b 1024 -C 4096 -O bigalloc,^has_journal
-mk ext4-journal 2M -t ext4 -b 1024
+mk ext4-noextent 512K -t ext4 -b 1024 -O ^metadata_csum,^has_journal,^extent,^64bit
+mk ext4-bigalloc 1M -t ext4 -b 1024 -C 4096 -O bigalloc,^has_journal,^metadata_csum
+mk ext4-journal 2M -t ext4 -b 1024 -O ^metadata_csum
+mk ext4-journal-csum 2M -t ext4 -b 1024
 
 # a committed transaction left in the journal: the image needs recovery
-cp "$out/image/ext4-journal" "$out/image/ext4-replay"
+cp "$out/image/ext4-journal-csum" "$out/image/ext4-replay"
 head -c 2048 /dev/urandom >"$tmp/blocks"
 debugfs -w -f - "$out/image/ext4-replay" >/dev/null 2>&1 <<-EOF
 	jo
@@ -67,7 +70,7 @@ debugfs -R "dump <8> $out/journal/replay" "$out/journal-base" >/dev/null 2>&1
 # the hostile images: mkbad's cases on the base it expects
 base=$tmp/base
 truncate -s 1M "$base"
-mke2fs -F -q -t ext4 -b 1024 -O ^has_journal "$base"
+mke2fs -F -q -t ext4 -b 1024 -O ^has_journal,^metadata_csum "$base"
 debugfs -w -f - "$base" >/dev/null 2>&1 <<-EOF
 	write $tree/dir/sub/big file
 	mkdir dir

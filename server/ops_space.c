@@ -113,12 +113,21 @@ void ec_op_fallocate(struct ec_req *req, uint64_t ino, int mode, off_t offset, o
 	ec_reply_err(req, do_fallocate(c, ec_ino(ino), mode, (uint64_t)offset, (uint64_t)length));
 }
 
+/* Work one SEEK_DATA/SEEK_HOLE may do, in block lookups: a block map is
+ * looked up block by block (bmap.c, at most 1024 per run), an extent tree
+ * once per run; past the 32-bit block space runs are one block long. A
+ * hostile size (2^50 bytes of hole) would otherwise take hours. */
+#define SEEK_BUDGET	(64 * 1024)
+
 /* SEEK_DATA/SEEK_HOLE in an extent- or block-mapped file, run by run
- * (map.c); unwritten blocks are a hole. */
+ * (map.c); unwritten blocks are a hole. When the budget is spent the rest
+ * of the file counts as data (SEEK_DATA) and the next hole is its end
+ * (SEEK_HOLE), as lseek(2) allows. */
 static int seek_runs(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, uint64_t off, int whence,
 		     uint64_t *res)
 {
-	uint64_t bs = c->fs->blocksize, size = ec_isize(in);
+	uint64_t bs = c->fs->blocksize, size = ec_isize(in), spent = 0;
+	bool bmap = !(in->i_flags & EXT4_EXTENTS_FL);
 	blk64_t b = off / bs;
 
 	for (;;) {
@@ -133,10 +142,11 @@ static int seek_runs(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, uint64_t of
 				*res = size;
 			return 0;
 		}
+		spent += bmap && m.len < 1024 ? m.len : bmap ? 1024 : 1;
 		b = m.lblk + m.len;
-		if (b * bs >= size) {
-			*res = size;
-			return whence == SEEK_DATA ? ENXIO : 0;
+		if (b * bs >= size || spent >= SEEK_BUDGET) {
+			*res = whence == SEEK_DATA && b * bs < size ? b * bs : size;
+			return whence == SEEK_DATA && b * bs >= size ? ENXIO : 0;
 		}
 	}
 }
