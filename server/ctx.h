@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "dcache.h"
 #include "nodes.h"
 #include "options.h"
 #include "wire.h"
@@ -19,6 +20,7 @@ struct ec_ctx {
 	bool ro;		/* effective read-only (mount or errors=remount-ro) */
 	enum ec_errors errors;	/* effective errors= behaviour */
 	struct ec_nodes nodes;	/* kernel lookup counts */
+	struct ec_dcache dcache; /* names of directories read whole (dirs.c) */
 	ext2fs_block_bitmap zone; /* metadata blocks (zone.c) */
 	int fuse_fd;		/* the FUSE connection (wire.c) */
 	int dev_fd;		/* the device or image */

@@ -1,33 +1,158 @@
 /* server/dirs.c: directory entry helpers on top of libext2fs (lookup, add,
- * retarget, remove, emptiness, parent link counts). */
+ * retarget, remove, emptiness, parent link counts). They keep the name
+ * cache (dcache.h) current: a directory is read whole into it at its first
+ * lookup; lookups answer from it and removals read only the block that
+ * holds the name. */
 #include "ops.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-static int check_dir(struct ec_ctx *c, ext2_ino_t dir, const char *name)
+static int check_dir(struct ec_ctx *c, ext2_ino_t dir, const char *name, ec_inode *in)
 {
-	ec_inode in;
 	int rc;
 
 	if (strlen(name) > EXT2_NAME_LEN)
 		return ENAMETOOLONG;
-	rc = ec_read_inode(c, dir, &in);
-	if (!rc && !LINUX_S_ISDIR(in.i_mode))
+	rc = ec_read_inode(c, dir, in);
+	if (!rc && !LINUX_S_ISDIR(in->i_mode))
 		rc = ENOTDIR;
 	return rc;
 }
 
+/* Names the cache can hold: not "." and "..", of a directory made of
+ * blocks whose names compare as bytes. */
+static bool cacheable(const ec_inode *din, const char *name)
+{
+	return strcmp(name, ".") && strcmp(name, "..") &&
+	       !(din->i_flags & (EXT4_INLINE_DATA_FL | EXT4_CASEFOLD_FL | EXT4_ENCRYPT_FL));
+}
+
+/* Calls fn for each entry of a directory block (empty ones included) with
+ * the entry before it in the block, until fn returns nonzero (its value);
+ * -1 for a block whose entries do not tile it. */
+typedef int (*entry_fn)(struct ext2_dir_entry *d, struct ext2_dir_entry *prev, unsigned int off,
+			void *arg);
+static int each_entry(struct ec_ctx *c, char *buf, entry_fn fn, void *arg)
+{
+	unsigned int bs = c->fs->blocksize, off = 0, rec_len;
+	struct ext2_dir_entry *prev = NULL, *d;
+	int rc;
+
+	while (off < bs) {
+		d = (struct ext2_dir_entry *)(buf + off);
+		if (bs - off < 8 || ext2fs_get_rec_len(c->fs, d, &rec_len) || rec_len < 8 ||
+		    rec_len % 4 || rec_len > bs - off ||
+		    8u + (unsigned int)ext2fs_dirent_name_len(d) > rec_len)
+			return -1;
+		rc = fn(d, prev, off, arg);
+		if (rc)
+			return rc;
+		prev = d;
+		off += rec_len;
+	}
+	return 0;
+}
+
+struct load {
+	struct ec_ctx *c;
+	ext2_ino_t dir;
+	blk64_t lblk;
+	char *buf;
+	bool failed;
+};
+
+static int load_entry(struct ext2_dir_entry *d, struct ext2_dir_entry *prev, unsigned int off,
+		      void *arg)
+{
+	struct load *l = arg;
+	size_t len = (size_t)ext2fs_dirent_name_len(d);
+	ext2_ino_t ino;
+	uint64_t lblk;
+
+	(void)prev, (void)off;
+	if (!d->inode || !len || (len == 1 && d->name[0] == '.') ||
+	    (len == 2 && !memcmp(d->name, "..", 2)))
+		return 0;
+	/* a repeated name: lookups answer the first, as libext2fs does */
+	if (ec_dcache_find(&l->c->dcache, l->dir, d->name, len, &ino, &lblk) == EC_DCACHE_FOUND)
+		return 0;
+	return ec_dcache_add(&l->c->dcache, l->dir, d->name, len, d->inode, l->lblk) ? 1 : 0;
+}
+
+static int load_block(ext2_filsys fs, blk64_t *pblk, e2_blkcnt_t cnt, blk64_t ref, int refoff,
+		      void *arg)
+{
+	struct load *l = arg;
+
+	(void)ref, (void)refoff;
+	if (cnt < 0)
+		return 0;
+	l->lblk = (blk64_t)cnt;
+	if (ext2fs_read_dir_block4(fs, *pblk, l->buf, 0, l->dir) ||
+	    each_entry(l->c, l->buf, load_entry, l)) {
+		l->failed = true;
+		return BLOCK_ABORT;
+	}
+	return 0;
+}
+
+/* Reads dir whole into the cache; false (and nothing cached) when it could
+ * not: libext2fs then answers, and reports what is wrong with it. */
+static bool load(struct ec_ctx *c, ext2_ino_t dir)
+{
+	struct load l = { c, dir, 0, malloc(c->fs->blocksize), false };
+	errcode_t err = l.buf ? 0 : EXT2_ET_NO_MEMORY;
+
+	if (!err && !ec_dcache_start(&c->dcache, dir))
+		err = ext2fs_block_iterate3(c->fs, dir, BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY,
+					    NULL, load_block, &l);
+	free(l.buf);
+	if (!err && !l.failed && ec_dcache_has_dir(&c->dcache, dir))
+		return true;
+	ec_dcache_forget(&c->dcache, dir);
+	return false;
+}
+
+/* The cache's answer for name in dir: 0 (found: *ino, *lblk), ENOENT, or
+ * -1 when it has none. */
+static int cached(struct ec_ctx *c, ext2_ino_t dir, const ec_inode *din, const char *name,
+		  ext2_ino_t *ino, uint64_t *lblk)
+{
+	size_t len = strlen(name);
+
+	if (!cacheable(din, name))
+		return -1;
+	for (int pass = 0; pass < 2; pass++) {
+		switch (ec_dcache_find(&c->dcache, dir, name, len, ino, lblk)) {
+		case EC_DCACHE_FOUND:
+			return 0;
+		case EC_DCACHE_ABSENT:
+			return ENOENT;
+		case EC_DCACHE_UNKNOWN:
+			if (pass || !load(c, dir))
+				return -1;
+		}
+	}
+	return -1;
+}
+
 int ec_dir_lookup(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t *ino)
 {
-	errcode_t err;
-	int rc = check_dir(c, dir, name);
+	errcode_t err = 0;
+	uint64_t lblk;
+	ec_inode din;
+	int rc = check_dir(c, dir, name, &din);
 
+	if (!rc)
+		rc = cached(c, dir, &din, name, ino, &lblk);
+	if (rc < 0) {
+		err = ext2fs_lookup(c->fs, dir, name, (int)strlen(name), NULL, ino);
+		rc = err == EXT2_ET_FILE_NOT_FOUND ? ENOENT : 0;
+	}
 	if (rc)
 		return rc;
-	err = ext2fs_lookup(c->fs, dir, name, (int)strlen(name), NULL, ino);
-	if (err == EXT2_ET_FILE_NOT_FOUND)
-		return ENOENT;
 	if (err)
 		return ec_errno(c, err, dir, "lookup");
 	if (!ec_ino_valid(c, *ino))
@@ -54,7 +179,7 @@ static int file_type(__u16 mode)
  * would only arrive after reading every block. Returns 0 when done, -1 when
  * the slow path must do it, or an errno. */
 static int link_append(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t ino,
-		       __u16 mode)
+		       __u16 mode, uint64_t *lblk)
 {
 	unsigned int bs = c->fs->blocksize, limit, off = 0, rec_len = 0, used, need;
 	size_t len = strlen(name);
@@ -68,8 +193,9 @@ static int link_append(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_
 		return rc;
 	if ((din.i_flags & (EXT2_INDEX_FL | EXT4_INLINE_DATA_FL)) || !ec_isize(&din) ||
 	    ec_isize(&din) % bs ||
-	    ext2fs_bmap2(c->fs, dir, (struct ext2_inode *)&din, NULL, 0, ec_isize(&din) / bs - 1,
-			 NULL, &pblk) || !pblk || !(buf = malloc(bs)))
+	    ext2fs_bmap2(c->fs, dir, (struct ext2_inode *)&din, NULL, 0,
+			 (*lblk = ec_isize(&din) / bs - 1), NULL, &pblk) || !pblk ||
+	    !(buf = malloc(bs)))
 		return -1;
 	limit = ext2fs_has_feature_metadata_csum(c->fs->super) ? bs - sizeof(struct ext2_dir_entry_tail) : bs;
 	rc = ext2fs_read_dir_block4(c->fs, pblk, buf, 0, dir) ? -1 : 0;
@@ -105,13 +231,23 @@ static int link_append(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_
 	return rc;
 }
 
+void ec_dir_added(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t ino,
+		  uint64_t lblk)
+{
+	ec_dcache_add(&c->dcache, dir, name, strlen(name), ino, lblk);
+}
+
 int ec_dir_link(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t ino, __u16 mode)
 {
+	uint64_t lblk = EC_DCACHE_NOBLK;
 	errcode_t err;
-	int rc = link_append(c, dir, name, ino, mode);
+	int rc = link_append(c, dir, name, ino, mode, &lblk);
 
-	if (rc >= 0)
+	if (rc >= 0) {
+		if (!rc)
+			ec_dir_added(c, dir, name, ino, lblk);
 		return rc;
+	}
 	err = ext2fs_link(c->fs, dir, name, ino, file_type(mode));
 
 	if (err == EXT2_ET_DIR_NO_SPACE) {
@@ -119,7 +255,12 @@ int ec_dir_link(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t i
 		if (!err)
 			err = ext2fs_link(c->fs, dir, name, ino, file_type(mode));
 	}
-	return err ? ec_errno(c, err, dir, "link") : 0;
+	if (err) {
+		ec_dcache_forget(&c->dcache, dir);	/* whatever it did, it did unseen */
+		return ec_errno(c, err, dir, "link");
+	}
+	ec_dir_added(c, dir, name, ino, EC_DCACHE_NOBLK);
+	return 0;
 }
 
 struct retarget {
@@ -154,7 +295,10 @@ int ec_dir_retarget(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino
 	err = ext2fs_dir_iterate2(c->fs, dir, 0, NULL, retarget_cb, &r);
 	if (err)
 		return ec_errno(c, err, dir, "retarget");
-	return r.done ? 0 : ec_corrupt(c, dir, "directory entry vanished");
+	if (!r.done)
+		return ec_corrupt(c, dir, "directory entry vanished");
+	ec_dcache_retarget(&c->dcache, dir, name, r.len, ino);
+	return 0;
 }
 
 struct remove {
@@ -163,7 +307,7 @@ struct remove {
 	size_t len;
 	struct ext2_dir_entry *prev;
 	ext2_ino_t ino;
-	ec_inode *in;
+	ec_inode *in;		/* NULL: any entry; else read it, refuse a directory */
 	int rc;
 	bool done;
 };
@@ -175,17 +319,17 @@ static int remove_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d, int of
 	struct ext2_dir_entry *prev = r->prev;
 	unsigned int plen, dlen;
 
-	(void)dir, (void)entry, (void)blocksize, (void)buf;
+	(void)entry, (void)blocksize, (void)buf;
 	r->prev = d;
 	if (!d->inode || (size_t)ext2fs_dirent_name_len(d) != r->len || memcmp(d->name, r->name, r->len))
 		return 0;
 	r->done = true;
 	r->ino = d->inode;
-	if (!ec_ino_valid(r->c, r->ino))
+	if (r->in && !ec_ino_valid(r->c, r->ino))
 		r->rc = ec_corrupt(r->c, dir, "directory entry with an invalid inode number");
-	else
+	else if (r->in)
 		r->rc = ec_read_inode(r->c, r->ino, r->in);
-	if (!r->rc && LINUX_S_ISDIR(r->in->i_mode))
+	if (!r->rc && r->in && LINUX_S_ISDIR(r->in->i_mode))
 		r->rc = EISDIR;
 	if (r->rc)
 		return DIRENT_ABORT;
@@ -197,27 +341,88 @@ static int remove_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d, int of
 	return DIRENT_ABORT | DIRENT_CHANGED;
 }
 
+struct remove_in_block {
+	struct remove *r;
+	ext2_ino_t dir;
+	char *buf;
+};
+
+static int remove_entry(struct ext2_dir_entry *d, struct ext2_dir_entry *prev, unsigned int off,
+			void *arg)
+{
+	struct remove_in_block *b = arg;
+
+	b->r->prev = prev;
+	return remove_cb(b->dir, 0, d, (int)off, 0, b->buf, b->r) & DIRENT_ABORT;
+}
+
+/* r's name from block lblk of dir, where the cache says it is: 0 when it
+ * was removed, -1 when it is not there (the cache was wrong), or an errno. */
+static int remove_at(struct ec_ctx *c, ext2_ino_t dir, ec_inode *din, uint64_t lblk,
+		     struct remove *r)
+{
+	struct remove_in_block b = { r, dir, NULL };
+	blk64_t pblk = 0;
+	errcode_t err;
+
+	if (ext2fs_bmap2(c->fs, dir, (struct ext2_inode *)din, NULL, 0, lblk, NULL, &pblk) ||
+	    !pblk || !(b.buf = malloc(c->fs->blocksize)))
+		return -1;
+	err = ext2fs_read_dir_block4(c->fs, pblk, b.buf, 0, dir);
+	if (!err && each_entry(c, b.buf, remove_entry, &b) > 0 && r->done && !r->rc)
+		err = ext2fs_write_dir_block4(c->fs, pblk, b.buf, 0, dir);
+	free(b.buf);
+	if (err)
+		return ec_errno(c, err, dir, "unlink");
+	return r->rc ? r->rc : r->done ? 0 : -1;
+}
+
+/* Removes r's name from dir: from the block the cache names, else by
+ * walking the directory. */
+static int remove_name(struct ec_ctx *c, ext2_ino_t dir, struct remove *r)
+{
+	ext2_ino_t ino;
+	uint64_t lblk = EC_DCACHE_NOBLK;
+	ec_inode din;
+	errcode_t err;
+	int rc = check_dir(c, dir, r->name, &din);
+
+	if (!rc)
+		rc = cached(c, dir, &din, r->name, &ino, &lblk);
+	if (rc > 0)
+		return rc;
+	if (!rc && lblk != EC_DCACHE_NOBLK)
+		rc = remove_at(c, dir, &din, lblk, r);
+	if (rc < 0 || lblk == EC_DCACHE_NOBLK) {
+		if (rc < 0)	/* not where the cache said: it is wrong */
+			ec_dcache_forget(&c->dcache, dir);
+		r->done = false;
+		r->rc = 0;
+		err = ext2fs_dir_iterate2(c->fs, dir, DIRENT_FLAG_INCLUDE_EMPTY, NULL, remove_cb, r);
+		if (err)
+			return ec_errno(c, err, dir, "unlink");
+		rc = r->rc ? r->rc : r->done ? 0 : ENOENT;
+	}
+	if (!rc)
+		ec_dcache_remove(&c->dcache, dir, r->name, r->len);
+	return rc;
+}
+
 int ec_dir_remove_file(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t *ino,
 		       ec_inode *in)
 {
 	struct remove r = { c, name, strlen(name), NULL, 0, in, 0, false };
-	errcode_t err;
-	int rc = check_dir(c, dir, name);
+	int rc = remove_name(c, dir, &r);
 
-	if (rc)
-		return rc;
-	err = ext2fs_dir_iterate2(c->fs, dir, DIRENT_FLAG_INCLUDE_EMPTY, NULL, remove_cb, &r);
-	if (err)
-		return ec_errno(c, err, dir, "unlink");
 	*ino = r.ino;
-	return r.rc ? r.rc : r.done ? 0 : ENOENT;
+	return rc;
 }
 
 int ec_dir_unlink(struct ec_ctx *c, ext2_ino_t dir, const char *name)
 {
-	errcode_t err = ext2fs_unlink(c->fs, dir, name, 0, 0);
+	struct remove r = { c, name, strlen(name), NULL, 0, NULL, 0, false };
 
-	return err ? ec_errno(c, err, dir, "unlink") : 0;
+	return remove_name(c, dir, &r);
 }
 
 static int empty_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d, int offset,

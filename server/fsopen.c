@@ -174,6 +174,7 @@ int ec_fs_close(struct ec_ctx *c)
 	errcode_t e;
 
 	ec_nodes_drain(&c->nodes, free_orphan, c);
+	ec_dcache_free(&c->dcache);
 	if (!c->ro) {
 		if (!(c->fs->super->s_state & EXT2_ERROR_FS))
 			c->fs->super->s_state |= EXT2_VALID_FS;

@@ -216,6 +216,7 @@ int ec_maybe_free(struct ec_ctx *c, ext2_ino_t ino)
 	rc = ec_read_inode(c, ino, &in);
 	if (rc || in.i_links_count)
 		return rc;
+	ec_dcache_forget(&c->dcache, ino);	/* the number may become a new directory */
 	if (ext2fs_inode_has_valid_blocks2(c->fs, (struct ext2_inode *)&in) ||
 	    (in.i_flags & EXT4_INLINE_DATA_FL)) {
 		err = ext2fs_punch(c->fs, ino, (struct ext2_inode *)&in, NULL, 0, ~0ULL);

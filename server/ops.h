@@ -10,6 +10,10 @@
 int ec_dir_lookup(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t *ino);
 /* Adds an entry (growing the directory when full). */
 int ec_dir_link(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t ino, __u16 mode);
+/* Tells the name cache that name now refers to ino in dir (lblk: the block
+ * that holds it, or EC_DCACHE_NOBLK), after libext2fs added it. */
+void ec_dir_added(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t ino,
+		  uint64_t lblk);
 /* Points the existing entry name at ino (rename over, exchange, ".."). */
 int ec_dir_retarget(struct ec_ctx *c, ext2_ino_t dir, const char *name, ext2_ino_t ino, __u16 mode);
 int ec_dir_unlink(struct ec_ctx *c, ext2_ino_t dir, const char *name);

@@ -162,6 +162,10 @@ static errcode_t mkdir_call(struct ec_ctx *c, ext2_ino_t parent, ext2_ino_t ino,
 		if (err)
 			break;
 	}
+	if (err)
+		ec_dcache_forget(&c->dcache, parent);	/* whatever it did, unseen */
+	else
+		ec_dir_added(c, parent, name, ino, EC_DCACHE_NOBLK);
 	return err;
 }
 

@@ -7,5 +7,6 @@ PROGRAMS += $(patsubst %,$(BUILD)/tests/host/%,$(HOST_TESTS)) $(BUILD)/tests/uni
 $(patsubst %,$(BUILD)/tests/host/%,$(HOST_TESTS)): $(BUILD)/tests/host/%: $(BUILD)/tests/host/%.o
 	$(CC) $(LDFLAGS) -o $@ $^
 $(BUILD)/tests/unit/server_unit: $(BUILD)/tests/unit/server_unit.o $(BUILD)/server/options.o \
-		$(BUILD)/server/features.o $(BUILD)/server/nodes.o $(BUILD)/server/printable.o
+		$(BUILD)/server/features.o $(BUILD)/server/nodes.o $(BUILD)/server/printable.o \
+		$(BUILD)/server/dcache.o
 	$(CC) $(LDFLAGS) -o $@ $^

@@ -1,6 +1,7 @@
 /* tests/unit/server_unit.c: unit tests of the server's -o option parser,
- * feature policy, lookup-count table and name escaping (server/options.c,
- * features.c, nodes.c, printable.c). */
+ * feature policy, lookup-count table, directory name cache and name escaping
+ * (server/options.c, features.c, nodes.c, dcache.c, printable.c). */
+#include "../../server/dcache.h"
 #include "../../server/features.h"
 #include "../../server/nodes.h"
 #include "../../server/options.h"
@@ -112,6 +113,61 @@ static void t_nodes(void)
 	       "drain did not visit every inode once");
 }
 
+/* What the cache answers for name in dir: 'f' found (ino, lblk checked
+ * against want_ino, want_lblk), 'a' absent, 'u' unknown. */
+static char answer(struct ec_dcache *t, uint32_t dir, const char *name, uint32_t want_ino,
+		   uint64_t want_lblk)
+{
+	uint32_t ino = 0;
+	uint64_t lblk = 0;
+
+	switch (ec_dcache_find(t, dir, name, strlen(name), &ino, &lblk)) {
+	case EC_DCACHE_FOUND:
+		return ino == want_ino && lblk == want_lblk ? 'f' : 'x';
+	case EC_DCACHE_ABSENT:
+		return 'a';
+	default:
+		return 'u';
+	}
+}
+
+static void t_dcache(void)
+{
+	struct ec_dcache t = { 0 };
+	char name[32];
+	int ok = 1;
+
+	ok &= answer(&t, 2, "a", 0, 0) == 'u' && ec_dcache_add(&t, 2, "a", 1, 12, 0) == 0 &&
+	      answer(&t, 2, "a", 0, 0) == 'u';
+	report("dcache/uncached-dir", ok, "a directory never started answered");
+	ok = !ec_dcache_start(&t, 2) && answer(&t, 2, "a", 0, 0) == 'a' &&
+	     !ec_dcache_add(&t, 2, "a", 1, 12, 3) && !ec_dcache_add(&t, 2, "ab", 2, 13, EC_DCACHE_NOBLK) &&
+	     answer(&t, 2, "a", 12, 3) == 'f' && answer(&t, 2, "ab", 13, EC_DCACHE_NOBLK) == 'f' &&
+	     answer(&t, 2, "b", 0, 0) == 'a' && answer(&t, 3, "a", 0, 0) == 'u';
+	report("dcache/find", ok, "names of a started directory not answered as added");
+	ec_dcache_retarget(&t, 2, "a", 1, 20);
+	ec_dcache_remove(&t, 2, "ab", 2);
+	ok = answer(&t, 2, "a", 20, 3) == 'f' && answer(&t, 2, "ab", 0, 0) == 'a';
+	report("dcache/retarget-remove", ok, "a retargeted or removed name answered wrong");
+	ok = !ec_dcache_start(&t, 5);
+	for (int i = 0; i < 10000; i++) {
+		snprintf(name, sizeof(name), "file%d", i);
+		ok &= !ec_dcache_add(&t, 5, name, strlen(name), (uint32_t)(100 + i), (uint64_t)i / 50);
+	}
+	for (int i = 0; i < 10000; i++) {
+		snprintf(name, sizeof(name), "file%d", i);
+		ok &= answer(&t, 5, name, (uint32_t)(100 + i), (uint64_t)i / 50) == 'f';
+	}
+	report("dcache/many-names", ok && t.count == 10000 + 1 + 2, "names lost while the table grew");
+	ec_dcache_forget(&t, 5);
+	ok = answer(&t, 5, "file1", 0, 0) == 'u' && t.count == 2 && answer(&t, 2, "a", 20, 3) == 'f';
+	report("dcache/forget", ok, "forgetting one directory lost another's names or kept its own");
+	ok = ec_dcache_add(&t, 2, "", 0, 1, 0) != 0 && answer(&t, 2, "a", 0, 0) == 'u';
+	report("dcache/bad-name-forgets", ok, "an empty name was cached, or its directory kept");
+	ec_dcache_free(&t);
+	report("dcache/free", t.count == 0 && !t.bucket, "free left names");
+}
+
 /* Does f(in) give want? (frees the copy) */
 static int escapes(char *(*f)(const char *), const char *in, const char *want)
 {
@@ -135,6 +191,7 @@ int main(void)
 	t_options();
 	t_features();
 	t_nodes();
+	t_dcache();
 	t_printable();
 	return failed;
 }
