@@ -46,6 +46,7 @@ int fz_open(struct fz_fs *f, int fd)
 	int sv[2];
 	char err[512];
 
+	initialize_ext2_error_table();
 	set_com_err_hook(quiet);
 	memset(f, 0, sizeof(*f));
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))

@@ -3,14 +3,15 @@
  * replay: server/fsopen.c) and walked with the server's own request
  * handlers (lookup, getattr, readdir, read, readlink, xattrs, lseek) and
  * its mapping core (what iomap BEGIN would answer for every file), then
- * changed with a few writes (create, write, truncate, unlink, mkdir,
- * setxattr) and closed as at unmount. The work per input is bounded (see
+ * changed with a few writes (create, write, truncate, fallocate, link,
+ * rename, symlink, unlink, mkdir, rmdir, xattrs) and closed as at unmount. The work per input is bounded (see
  * the MAX_ constants) so that anything slow is the server's doing. */
 #include "fsrun.h"
 #include "../server/map.h"
 #include "../server/ops.h"
 
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <linux/fuse.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -246,26 +247,60 @@ static void truncate_to(uint64_t node, uint64_t size)
 	answer();
 }
 
-/* Small and whole-block writes, a truncate and an unlink in the root, a
- * write into an existing file, a directory made and removed. */
-static void change(uint64_t file)
+static void space(uint64_t node, int mode, uint64_t off, uint64_t len)
 {
-	uint64_t bs = f.c.fs->blocksize, node = create(EC_ROOT_ID, "fuzz.new");
+	struct ec_file fi = { .flags = O_RDWR };
 	struct ec_req r = req();
 
-	if (node) {
-		write_at(node, 0, 100);
-		write_at(node, 2 * bs, 2 * bs);
-		map_all(node);
-		truncate_to(node, bs + 1);
+	ec_op_fallocate(&r, node, mode, (off_t)off, (off_t)len, &fi);
+	answer();
+}
+
+/* A new file in the root: small and whole-block writes, fallocate, a
+ * truncate; linked, renamed over, unlinked. */
+static void new_file(uint64_t bs)
+{
+	uint64_t node = create(EC_ROOT_ID, "fuzz.new");
+	struct ec_req r = req();
+
+	if (!node)
+		return;
+	write_at(node, 0, 100);
+	write_at(node, 2 * bs, 2 * bs);
+	space(node, 0, 6 * bs, 3 * bs);
+	space(node, FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE, 2 * bs, bs);
+	map_all(node);
+	truncate_to(node, bs + 1);
+	ec_op_link(&r, node, EC_ROOT_ID, "fuzz.link");
+	if (answer() >= (long)sizeof(struct fuse_entry_out))
 		forget(node);
+	r = req();
+	ec_op_symlink(&r, "fuzz.new", EC_ROOT_ID, "fuzz.sym");
+	if (answer() >= (long)sizeof(struct fuse_entry_out))
+		forget(((struct fuse_entry_out *)payload())->nodeid);
+	r = req();
+	ec_op_rename(&r, EC_ROOT_ID, "fuzz.sym", EC_ROOT_ID, "fuzz.link", 0);
+	answer();
+	forget(node);
+	for (const char *const *n = (const char *const[]){ "fuzz.new", "fuzz.link", NULL }; *n; n++) {
 		r = req();
-		ec_op_unlink(&r, EC_ROOT_ID, "fuzz.new");
+		ec_op_unlink(&r, EC_ROOT_ID, *n);
 		answer();
 	}
+}
+
+/* The new file, a write into an existing file, a directory made and
+ * removed, an xattr set and removed. */
+static void change(uint64_t file)
+{
+	uint64_t bs = f.c.fs->blocksize;
+	struct ec_req r = req();
+
+	new_file(bs);
 	if (file) {
 		write_at(file, bs, bs);
 		write_at(file, 7, 10);
+		space(file, FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE, 0, bs);
 		truncate_to(file, 3 * bs / 2);
 		map_all(file);
 	}
@@ -279,6 +314,10 @@ static void change(uint64_t file)
 	}
 	r = req();
 	ec_op_setxattr(&r, EC_ROOT_ID, "user.fuzz", "value", 5, 0);
+	answer();
+	xattrs(EC_ROOT_ID);
+	r = req();
+	ec_op_removexattr(&r, EC_ROOT_ID, "user.fuzz");
 	answer();
 }
 
