@@ -19,9 +19,10 @@ opts=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1)
 opts+=(-max_len=2097152)
 failed=0
 
-notok() { # notok NAME LOG: a failure and the end of its log
+notok() { # notok NAME LOG: a failure and its report (or the end of the log)
 	echo "not ok - $1"
-	tail -n 25 "$2" | sed 's/^/# /'
+	{ grep -q 'ERROR: ' "$2" && sed -n '/ERROR: /,$p' "$2" || tail -n 25 "$2"; } |
+		head -n 40 | sed 's/^/# /'
 	failed=1
 }
 

@@ -3,11 +3,10 @@
 # mke2fs and debugfs (never committed):
 #   OUT/image/    small ext2/ext3/ext4 images (1 KiB and 4 KiB blocks, inline
 #                 data, journal, 64bit + metadata_csum, bigalloc, block maps,
-#                 htree) with
-#                 files, directories, symlinks and xattrs; one whose journal
-#                 needs replay; the hostile images of tests/images/mkbad
-#   OUT/journal/  the journal of the replay image (fuzz/journal.c splices it
-#                 into OUT/journal-base, that image with its journal)
+#                 htree) with files, directories, symlinks and xattrs; three
+#                 whose journal needs replay; tests/images/mkbad's hostile ones
+#   OUT/journal/  the journals of the replay images (fuzz/journal.c writes
+#                 them over the journal of OUT/journal-base, one of them)
 #   OUT/proto/    one message of each type (fuzz/proto.c's input format)
 set -euo pipefail
 out=$1 mkbad=$2
@@ -54,18 +53,25 @@ mk ext4-bigalloc 1M -t ext4 -b 1024 -C 4096 -O bigalloc,^has_journal,^metadata_c
 mk ext4-journal 2M -t ext4 -b 1024 -O ^metadata_csum
 mk ext4-journal-csum 2M -t ext4 -b 1024
 
-# a committed transaction left in the journal: the image needs recovery
-cp "$out/image/ext4-journal-csum" "$out/image/ext4-replay"
+# replay NAME FROM: FROM with committed transactions left in its journal
+# (the image needs recovery), and that journal as a seed of fuzz/journal
+replay() {
+	cp "$out/image/$2" "$out/image/$1"
+	debugfs -w -f - "$out/image/$1" >/dev/null 2>&1 <<-EOF
+		jo
+		jw -b 333,334 $tmp/blocks
+		jw -r 335
+		jc
+		EOF
+	dumpe2fs -h "$out/image/$1" 2>/dev/null | grep -q needs_recovery
+	debugfs -R "dump <8> $out/journal/$1" "$out/image/$1" >/dev/null 2>&1
+}
 head -c 2048 /dev/urandom >"$tmp/blocks"
-debugfs -w -f - "$out/image/ext4-replay" >/dev/null 2>&1 <<-EOF
-	jo
-	jw -b 333,334 $tmp/blocks
-	jw -r 335
-	jc
-	EOF
-dumpe2fs -h "$out/image/ext4-replay" 2>/dev/null | grep -q needs_recovery
+replay ext4-replay ext4-journal-csum
+replay ext4-replay-nocsum ext4-journal
+replay ext3-replay ext3-1k
+# fuzz/journal writes its inputs over this image's journal (checksums v3)
 cp "$out/image/ext4-replay" "$out/journal-base"
-debugfs -R "dump <8> $out/journal/replay" "$out/journal-base" >/dev/null 2>&1
 
 # the hostile images: mkbad's cases on the base it expects
 base=$tmp/base
