@@ -79,6 +79,26 @@ static void recount(ext2_filsys fs)
 		fs->super->s_free_inodes_count = (__u32)inodes;
 }
 
+/* A filesystem that claims more blocks than its device holds is refused, as
+ * the kernel does: its last block must be readable (the sandbox cannot ask
+ * the device for its size). Otherwise blocks past the device's end would be
+ * allocated, and written where the device is an image file, growing it. */
+static int check_size(struct ec_ctx *c, char *err, size_t errlen)
+{
+	blk64_t count = ext2fs_blocks_count(c->fs->super);
+	char *buf = NULL;
+	errcode_t e = ext2fs_get_mem(c->fs->blocksize, &buf);
+
+	if (!e)
+		e = count ? io_channel_read_blk64(c->fs->io, count - 1, 1, buf) : EXT2_ET_SHORT_READ;
+	ext2fs_free_mem(&buf);
+	if (!e)
+		return 0;
+	snprintf(err, errlen, "%s: block count %llu exceeds the size of the device (%s)",
+		 c->devname, (unsigned long long)count, error_message(e));
+	return -1;
+}
+
 /* A mount whose root cannot be used is refused, as the kernel does. */
 static int check_root(struct ec_ctx *c, char *err, size_t errlen)
 {
@@ -111,7 +131,7 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 		if (e)
 			return refuse(err, errlen, "%s: not a valid ext2/3/4 filesystem: %s", c->devname,
 				      error_message(e));
-		rc = policy(c, devfd, recovered, err, errlen);
+		rc = check_size(c, err, errlen) ? -1 : policy(c, devfd, recovered, err, errlen);
 		if (rc < 0)
 			goto fail;
 		if (rc == 0)
