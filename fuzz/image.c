@@ -2,17 +2,20 @@
  * opened as a read-write mount would open it (feature policy, journal
  * replay: server/fsopen.c) and walked with the server's own request
  * handlers (lookup, getattr, readdir, read, readlink, xattrs, lseek) and
- * its mapping core (what iomap BEGIN would answer for every file), then
- * changed with a few writes (create, write, truncate, fallocate, link,
- * rename, symlink, unlink, mkdir, rmdir, xattrs) and closed as at unmount. The work per input is bounded (see
+ * its iomap answers (BEGIN over every file: the mapping core), then
+ * changed with a few writes (create, write, iomap BEGIN and IOEND,
+ * truncate, fallocate, link, rename, symlink, unlink, mkdir, rmdir, xattrs)
+ * and closed as at unmount. The work per input is bounded (see
  * the MAX_ constants) so that anything slow is the server's doing. */
 #include "fsrun.h"
-#include "../server/map.h"
 #include "../server/ops.h"
+#include "../proto/fuse_iomap.h"
 
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <linux/fuse.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -27,14 +30,21 @@
 static struct fz_fs f;
 static char reply[CHUNK + 4096];
 
-/* The reply to the request just handled: its payload length, or -errno. */
+/* The reply to the request just handled: its payload length, or -errno.
+ * Every request but FORGET gets exactly one reply, whole (wire.h): a
+ * handler that answers twice or never is a finding. */
 static long answer(void)
 {
 	struct fuse_out_header *oh = (struct fuse_out_header *)reply;
-	ssize_t n = recv(f.peer, reply, sizeof(reply), MSG_DONTWAIT);
+	ssize_t n = recv(f.peer, reply, sizeof(reply), MSG_DONTWAIT | MSG_TRUNC);
+	char more;
 
-	if (n < (ssize_t)sizeof(*oh))
-		return -EPROTO;
+	if (n < (ssize_t)sizeof(*oh) || (size_t)n > sizeof(reply) || oh->len != (uint32_t)n ||
+	    recv(f.peer, &more, 1, MSG_DONTWAIT | MSG_PEEK) >= 0) {
+		fprintf(stderr, "fuzz/image: a request got %s\n",
+			n < 0 ? "no reply" : "a malformed reply or two replies");
+		abort();
+	}
 	return oh->error ? oh->error : (long)(n - (ssize_t)sizeof(*oh));
 }
 
@@ -68,23 +78,54 @@ static void forget(uint64_t node)
 	ec_op_forget(&r, node, 1);
 }
 
-/* What iomap BEGIN would answer over the whole file: run after run. */
+/* An iomap request (ops_iomap.c) as the kernel sends it on a connection in
+ * iomap mode (the device registered as 1); its reply is in reply[]. */
+static long iomap(uint32_t op, uint64_t node, const void *in, size_t n)
+{
+	struct ec_req r = req();
+	long got;
+
+	f.c.iomap = true;
+	f.c.dev_id = 1;
+	ec_iomap_dispatch(&r, op, node, in, n);
+	got = answer();
+	f.c.iomap = false;
+	return got;
+}
+
+/* What iomap BEGIN answers for reads over the whole file, run after run. */
 static void map_all(uint64_t node)
 {
-	ext2_ino_t ino = ec_ino(node);
-	blk64_t lblk = 0, end;
-	struct ec_map m;
-	ec_inode in;
+	struct fuse_iomap_begin_in in = { .attr_ino = node, .count = 1 };
+	struct fuse_iomap_begin_out *out = payload();
+	struct fuse_attr_out *a = payload();
+	struct ec_req r = req();
+	uint64_t size;
 	int i;
 
-	if (ec_read_inode(&f.c, ino, &in))
+	ec_op_getattr(&r, node);
+	if (answer() < (long)sizeof(*a))
 		return;
-	end = (ec_isize(&in) + f.c.fs->blocksize - 1) / f.c.fs->blocksize;
-	for (i = 0; i < MAX_RUNS && lblk < end; i++) {
-		if (ec_map_find(&f.c, ino, &in, lblk, &m) || !m.len || m.lblk + m.len <= lblk)
+	size = a->attr.size;
+	for (i = 0; i < MAX_RUNS && in.pos < size; i++) {
+		if (iomap(FUSE_IOMAP_BEGIN_OP, node, &in, sizeof(in)) < (long)sizeof(*out) ||
+		    out->read.offset > in.pos || out->read.offset + out->read.length <= in.pos)
 			return;
-		lblk = m.lblk + m.len;
+		in.pos = out->read.offset + out->read.length;
 	}
+}
+
+/* A buffered write in iomap mode: BEGIN for writing (unwritten blocks
+ * for a hole), then IOEND converting them and setting the size. */
+static void iomap_write(uint64_t node, uint64_t off, uint64_t len)
+{
+	struct fuse_iomap_begin_in b = { .opflags = FUSE_IOMAP_OP_WRITE, .attr_ino = node,
+					 .pos = off, .count = len };
+	struct fuse_iomap_ioend_in e = { .flags = FUSE_IOMAP_IOEND_UNWRITTEN, .attr_ino = node,
+					 .pos = off, .written = len, .dev = 1 };
+
+	iomap(FUSE_IOMAP_BEGIN_OP, node, &b, sizeof(b));
+	iomap(FUSE_IOMAP_IOEND_OP, node, &e, sizeof(e));
 }
 
 static void read_file(uint64_t node)
@@ -267,6 +308,7 @@ static void new_file(uint64_t bs)
 		return;
 	write_at(node, 0, 100);
 	write_at(node, 2 * bs, 2 * bs);
+	iomap_write(node, 9 * bs, 2 * bs);
 	space(node, 0, 6 * bs, 3 * bs);
 	space(node, FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE, 2 * bs, bs);
 	map_all(node);
@@ -300,6 +342,7 @@ static void change(uint64_t file)
 	if (file) {
 		write_at(file, bs, bs);
 		write_at(file, 7, 10);
+		iomap_write(file, 3 * bs, bs + 5);
 		space(file, FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE, 0, bs);
 		truncate_to(file, 3 * bs / 2);
 		map_all(file);
