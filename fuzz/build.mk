@@ -17,7 +17,8 @@ FUZZ_SERVER_LIBS = $(call pkgconf,--libs fuse3 ext2fs com_err libsystemd)
 $(BUILD)/bin/image $(BUILD)/bin/journal: $(BUILD)/bin/%: $(BUILD)/fuzz/%.o $$(FUZZ_SERVER_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(FUZZ_SERVER_LIBS)
-$(BUILD)/bin/proto: $(BUILD)/fuzz/proto.o $$(PROTO_OBJS)
+$(BUILD)/bin/proto: $(BUILD)/fuzz/proto.o $$(PROTO_OBJS) $(BUILD)/server/options.o \
+		    $(BUILD)/server/printable.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^
 

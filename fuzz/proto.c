@@ -5,8 +5,11 @@
  * is the packet. It goes through proto_send and a SOCK_SEQPACKET pair to
  * proto_recv, which must agree with proto_decode on the same bytes. An
  * accepted message must encode back to exactly the packet, and no fd may
- * be left open. */
+ * be left open. An accepted REQUEST goes on as in the server (main.c): its
+ * options through the -o parser, its source through ec_printable. */
 #include "../proto/proto.h"
+#include "../server/options.h"
+#include "../server/printable.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -73,6 +76,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 1 && (rc == 0) != (proto_decode(data + 1, size - 1, fds, nfds, expect, &direct,
 						      err, sizeof(err)) == 0))
 		abort();	/* the socket path and the decoder disagree */
+	if (!rc && m.type == PROTO_REQUEST) {
+		struct ec_options o = { .ro = false };
+
+		ec_options_parse(&o, m.options, err, sizeof(err));
+		free(ec_printable(m.source));
+	}
 	if (!rc) {
 		for (i = 0; i < m.nfds; i++)
 			close(m.fds[i]);
