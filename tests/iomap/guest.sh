@@ -307,6 +307,47 @@ else
 	echo "case map-cache ok: $reads FUSE_IOMAP_BEGIN for 1 MiB of cold reads"
 fi
 
+# Overwrites of written blocks go through the cached mappings: w holds
+# 512 KiB written in one run; one read caches its mapping; then 32 O_DIRECT
+# and 32 buffered 4 KiB overwrites at scattered blocks, and their writeback,
+# ask the server for no write mapping. The data reads back after
+# drop_caches (w held open: its inode and cached mapping stay) as a model
+# copy on /tmp says.
+printf D%.0s $(seq 4096) >/tmp/d4k
+printf B%.0s $(seq 4096) >/tmp/b4k
+st=$($srv -v $dev $mnt 2>/tmp/begins)
+v=$(head -c 524288 /dev/urandom >/tmp/w512 &&
+	dd if=/tmp/w512 of=$mnt/w bs=512k conv=fsync status=none 2>&1)
+exec 3<$mnt/w
+cat $mnt/w >/dev/null
+n0=$(grep -c "begin ino 4 .* op 0x[0-9a-f]*[13579bdf]$" /tmp/begins)
+for i in $(seq 0 31); do
+	for w in "d4k $(((i * 37) % 128)) oflag=direct" "b4k $(((i * 53 + 7) % 128))"; do
+		set -- $w
+		v=$v$(dd if=/tmp/$1 of=$mnt/w bs=4k seek=$2 conv=notrunc ${3:-} status=none 2>&1)
+		dd if=/tmp/$1 of=/tmp/w512 bs=4k seek=$2 conv=notrunc status=none
+	done
+done
+sync
+writes=$(($(grep -c "begin ino 4 .* op 0x[0-9a-f]*[13579bdf]$" /tmp/begins) - n0))
+echo 3 >/proc/sys/vm/drop_caches
+same=$(cmp $mnt/w /tmp/w512 2>&1)
+exec 3<&-
+unmount
+newlog
+b=$(badlog)
+if [ "$st" != "iomap=1 dev=1" ]; then
+	echo "case overwrite-cache FAIL: server said '$st'"
+elif [ -n "$v" ] || [ -n "$same" ]; then
+	echo "case overwrite-cache FAIL: writing or reading back w: '$v' '$same'"
+elif [ "$writes" -gt 1 ]; then
+	echo "case overwrite-cache FAIL: $writes write FUSE_IOMAP_BEGIN for 64 overwrites of cached written blocks, want at most 1"
+elif [ -n "$b" ]; then
+	echo "case overwrite-cache FAIL: kernel log: $b"
+else
+	echo "case overwrite-cache ok: $writes write FUSE_IOMAP_BEGIN for 64 overwrites"
+fi
+
 # Timestamps (iomap-check times, wtimes.c): a buffered write, an O_DIRECT
 # write, ftruncate and a store through a shared mapping after close each
 # move mtime and ctime of w; after fsync the server has the times stat
