@@ -21,11 +21,16 @@ static int check_dir(struct ec_ctx *c, ext2_ino_t dir, const char *name, ec_inod
 	return rc;
 }
 
+static bool dot_or_dotdot(const char *name, size_t len)
+{
+	return (len == 1 && name[0] == '.') || (len == 2 && !memcmp(name, "..", 2));
+}
+
 /* Names the cache can hold: not "." and "..", of a directory made of
  * blocks whose names compare as bytes. */
 static bool cacheable(const ec_inode *din, const char *name)
 {
-	return strcmp(name, ".") && strcmp(name, "..") &&
+	return !dot_or_dotdot(name, strlen(name)) &&
 	       !(din->i_flags & (EXT4_INLINE_DATA_FL | EXT4_CASEFOLD_FL | EXT4_ENCRYPT_FL));
 }
 
@@ -72,8 +77,7 @@ static int load_entry(struct ext2_dir_entry *d, struct ext2_dir_entry *prev, uns
 	uint64_t lblk;
 
 	(void)prev, (void)off;
-	if (!d->inode || !len || (len == 1 && d->name[0] == '.') ||
-	    (len == 2 && !memcmp(d->name, "..", 2)))
+	if (!d->inode || !len || dot_or_dotdot(d->name, len))
 		return 0;
 	/* a repeated name: lookups answer the first, as libext2fs does */
 	if (ec_dcache_find(&l->c->dcache, l->dir, d->name, len, &ino, &lblk) == EC_DCACHE_FOUND)
@@ -344,7 +348,6 @@ static int remove_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d, int of
 struct remove_in_block {
 	struct remove *r;
 	ext2_ino_t dir;
-	char *buf;
 };
 
 static int remove_entry(struct ext2_dir_entry *d, struct ext2_dir_entry *prev, unsigned int off,
@@ -353,7 +356,7 @@ static int remove_entry(struct ext2_dir_entry *d, struct ext2_dir_entry *prev, u
 	struct remove_in_block *b = arg;
 
 	b->r->prev = prev;
-	return remove_cb(b->dir, 0, d, (int)off, 0, b->buf, b->r) & DIRENT_ABORT;
+	return remove_cb(b->dir, 0, d, (int)off, 0, NULL, b->r) & DIRENT_ABORT;
 }
 
 /* r's name from block lblk of dir, where the cache says it is: 0 when it
@@ -361,17 +364,18 @@ static int remove_entry(struct ext2_dir_entry *d, struct ext2_dir_entry *prev, u
 static int remove_at(struct ec_ctx *c, ext2_ino_t dir, ec_inode *din, uint64_t lblk,
 		     struct remove *r)
 {
-	struct remove_in_block b = { r, dir, NULL };
+	struct remove_in_block b = { r, dir };
 	blk64_t pblk = 0;
 	errcode_t err;
+	char *buf = NULL;
 
 	if (ext2fs_bmap2(c->fs, dir, (struct ext2_inode *)din, NULL, 0, lblk, NULL, &pblk) ||
-	    !pblk || !(b.buf = malloc(c->fs->blocksize)))
+	    !pblk || !(buf = malloc(c->fs->blocksize)))
 		return -1;
-	err = ext2fs_read_dir_block4(c->fs, pblk, b.buf, 0, dir);
-	if (!err && each_entry(c, b.buf, remove_entry, &b) > 0 && r->done && !r->rc)
-		err = ext2fs_write_dir_block4(c->fs, pblk, b.buf, 0, dir);
-	free(b.buf);
+	err = ext2fs_read_dir_block4(c->fs, pblk, buf, 0, dir);
+	if (!err && each_entry(c, buf, remove_entry, &b) > 0 && r->done && !r->rc)
+		err = ext2fs_write_dir_block4(c->fs, pblk, buf, 0, dir);
+	free(buf);
 	if (err)
 		return ec_errno(c, err, dir, "unlink");
 	return r->rc ? r->rc : r->done ? 0 : -1;
@@ -391,11 +395,14 @@ static int remove_name(struct ec_ctx *c, ext2_ino_t dir, struct remove *r)
 		rc = cached(c, dir, &din, r->name, &ino, &lblk);
 	if (rc > 0)
 		return rc;
-	if (!rc && lblk != EC_DCACHE_NOBLK)
+	if (!rc && lblk != EC_DCACHE_NOBLK) {
 		rc = remove_at(c, dir, &din, lblk, r);
-	if (rc < 0 || lblk == EC_DCACHE_NOBLK) {
 		if (rc < 0)	/* not where the cache said: it is wrong */
 			ec_dcache_forget(&c->dcache, dir);
+	} else if (!rc) {
+		rc = -1;	/* cached without its block: walk */
+	}
+	if (rc < 0) {
 		r->done = false;
 		r->rc = 0;
 		err = ext2fs_dir_iterate2(c->fs, dir, DIRENT_FLAG_INCLUDE_EMPTY, NULL, remove_cb, r);

@@ -161,13 +161,10 @@ static errcode_t write_slot(io_channel ch, unsigned i)
 	return err;
 }
 
-/* Writes every dirty slot that keep() does not keep (all with keep NULL);
- * they are clean afterwards, even after an error; the first error.
- * (A slot is dirty exactly while it is on the list, once.) */
-static errcode_t write_dirty(io_channel ch, bool (*keep)(unsigned long long block,
-							 unsigned long long first,
-							 unsigned long long last),
-			     unsigned long long first, unsigned long long last)
+/* Writes every dirty slot whose block is in [first, last); they are clean
+ * afterwards, even after an error; the first error. (A slot is dirty
+ * exactly while it is on the list, once.) */
+static errcode_t write_dirty(io_channel ch, unsigned long long first, unsigned long long last)
 {
 	struct fdio *f = ch->private_data;
 	errcode_t err = 0, e;
@@ -176,7 +173,7 @@ static errcode_t write_dirty(io_channel ch, bool (*keep)(unsigned long long bloc
 	for (unsigned k = 0; k < f->ndirty; k++) {
 		unsigned i = f->dirty_list[k];
 
-		if (keep && keep(f->tag[i] - 1, first, last)) {
+		if (f->tag[i] - 1 < first || f->tag[i] - 1 >= last) {
 			f->dirty_list[n++] = i;
 			continue;
 		}
@@ -193,7 +190,7 @@ errcode_t ec_fdio_write_back(io_channel ch)
 {
 	if (ch->manager != ec_fdio_manager || !((struct fdio *)ch->private_data)->ndirty)
 		return 0;
-	return write_dirty(ch, NULL, 0, 0);
+	return write_dirty(ch, 0, ULLONG_MAX);
 }
 
 /* Blocks [first, last) as bytes [off, off + len) cover them. */
@@ -206,11 +203,6 @@ static void blocks_of(io_channel ch, off_t off, size_t len, unsigned long long *
 	*last = ((unsigned long long)off + len + bs - 1) / bs;
 }
 
-static bool outside(unsigned long long block, unsigned long long first, unsigned long long last)
-{
-	return block < first || block >= last;
-}
-
 /* Before a transfer of the bytes [off, off + len) that bypasses the cache:
  * the dirty blocks it overlaps reach the device first. */
 static errcode_t write_overlapped(io_channel ch, off_t off, size_t len)
@@ -220,7 +212,7 @@ static errcode_t write_overlapped(io_channel ch, off_t off, size_t len)
 	if (!((struct fdio *)ch->private_data)->ndirty)
 		return 0;
 	blocks_of(ch, off, len, &first, &last);
-	return write_dirty(ch, outside, first, last);
+	return write_dirty(ch, first, last);
 }
 
 /* Forgets cached copies of the bytes [off, off + len), which must not be
@@ -273,27 +265,28 @@ static errcode_t fdio_read64(io_channel ch, unsigned long long block, int count,
 }
 
 /* Block into its slot, dirty; the slot's earlier dirty block is written
- * first. 1 when there is no cache (the caller writes through). */
-static errcode_t cache_write(io_channel ch, unsigned long long block, const void *data)
+ * first (*err). False when there is no cache: the caller writes through. */
+static bool cache_write(io_channel ch, unsigned long long block, const void *data,
+			errcode_t *err)
 {
 	struct fdio *f = ch->private_data;
 	unsigned long long *tag;
 	char *c = slot(ch, block, &tag);
 	unsigned i = (unsigned)(block % EC_CACHE_SLOTS);
-	errcode_t err;
 
 	if (!c)
-		return 1;
+		return false;
 	/* the slot's dirty block goes out; the slot stays on the list */
-	if (f->dirty[i] && *tag != block + 1 && (err = write_slot(ch, i)))
-		return err;
+	*err = f->dirty[i] && *tag != block + 1 ? write_slot(ch, i) : 0;
+	if (*err)
+		return true;
 	memcpy(c, data, (size_t)ch->block_size);
 	*tag = block + 1;
 	if (!f->dirty[i]) {
 		f->dirty[i] = true;
 		f->dirty_list[f->ndirty++] = i;
 	}
-	return 0;
+	return true;
 }
 
 static errcode_t fdio_write64(io_channel ch, unsigned long long block, int count,
@@ -305,7 +298,7 @@ static errcode_t fdio_write64(io_channel ch, unsigned long long block, int count
 
 	if (err)
 		return err;
-	if (count == 1 && (err = cache_write(ch, block, data)) != 1)
+	if (count == 1 && cache_write(ch, block, data, &err))
 		return err;
 	err = write_overlapped(ch, off, len);
 	if (!err) {
