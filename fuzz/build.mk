@@ -11,7 +11,8 @@ CFLAGS += -fsanitize=fuzzer-no-link
 CPPFLAGS_fuzz = $(CPPFLAGS_server)
 # the server as a mount runs it, less its main() and its log (fuzz/quietlog.c)
 FUZZ_SERVER_OBJS = $(filter-out $(BUILD)/server/main.o $(BUILD)/server/log.o,$(SERVER_OBJS)) \
-		   $(PROTO_OBJS) $(BUILD)/fuzz/quietlog.o $(BUILD)/fuzz/fsrun.o
+		   $(PROTO_OBJS) $(BUILD)/fuzz/quietlog.o $(BUILD)/fuzz/fsrun.o \
+		   $(BUILD)/fuzz/fsck.o
 FUZZ_SERVER_LIBS = $(call pkgconf,--libs fuse3 ext2fs com_err libsystemd)
 
 $(BUILD)/bin/image $(BUILD)/bin/journal: $(BUILD)/bin/%: $(BUILD)/fuzz/%.o $$(FUZZ_SERVER_OBJS)

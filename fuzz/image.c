@@ -5,8 +5,12 @@
  * its iomap answers (BEGIN over every file: the mapping core), then
  * changed with a few writes (create, write, iomap BEGIN and IOEND,
  * truncate, fallocate, link, rename, symlink, unlink, mkdir, rmdir, xattrs)
- * and closed as at unmount. The work per input is bounded (see
- * the MAX_ constants) so that anything slow is the server's doing. */
+ * and closed as at unmount. An image that fuzz/fsck.c finds consistent
+ * before the writes must still be consistent after them: the writes are
+ * the server's, so a difference is a finding. The work per input is
+ * bounded (see the MAX_ constants) so that anything slow is the server's
+ * doing. */
+#include "fsck.h"
 #include "fsrun.h"
 #include "../server/ops.h"
 #include "../proto/fuse_iomap.h"
@@ -364,6 +368,40 @@ static void change(uint64_t file)
 	answer();
 }
 
+/* fz_fsck() of the image as it is now; *why says what it found. */
+static enum fz_fsck check(const char *when, char *why, size_t n)
+{
+	enum fz_fsck res = fz_fsck(f.c.fs, why, n);
+
+	if (getenv("EC_FUZZ_LOG"))
+		fprintf(stderr, "fuzz/image: %s the writes: %s%s\n", when,
+			res == FZ_FSCK_CLEAN ? "consistent" :
+			res == FZ_FSCK_BROKEN ? "inconsistent: " : "not checked", why);
+	return res;
+}
+
+/* The writes, with the consistency check around them; the nodes in w are
+ * forgotten first, so that nothing the writes unlinked stays open. */
+static void change_checked(struct walk *w)
+{
+	char why[512];
+	enum fz_fsck before = check("before", why, sizeof(why));
+	int i;
+
+	change(w->file);
+	for (i = 1; i < w->ndirs; i++)
+		forget(w->dirs[i]);
+	if (w->file)
+		forget(w->file);
+	w->ndirs = 1;
+	w->file = 0;
+	if (before == FZ_FSCK_CLEAN && check("after", why, sizeof(why)) == FZ_FSCK_BROKEN) {
+		fprintf(stderr, "fuzz/image: the writes left a consistent image inconsistent: "
+			"%s\n", why);
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct walk w = { .dirs = { EC_ROOT_ID }, .ndirs = 1 };
@@ -380,7 +418,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		list(&w, w.dirs[i], false);
 	list(&w, EC_ROOT_ID, true);
 	if (!f.c.ro)
-		change(w.file);
+		change_checked(&w);
 	for (i = 1; i < w.ndirs; i++)
 		forget(w.dirs[i]);
 	if (w.file)
