@@ -114,10 +114,13 @@ void ec_op_fallocate(struct ec_req *req, uint64_t ino, int mode, off_t offset, o
 }
 
 /* Work one SEEK_DATA/SEEK_HOLE may do, in block lookups: a block map is
- * looked up block by block (bmap.c, at most 1024 per run), an extent tree
- * once per run; past the 32-bit block space runs are one block long. A
- * hostile size (2^50 bytes of hole) would otherwise take hours. */
+ * looked up block by block (bmap.c, at most 1024 per run; a hole skips
+ * whole empty indirect blocks), an extent tree once per run. A hostile
+ * file of many short runs would otherwise take hours. */
 #define SEEK_BUDGET	(64 * 1024)
+
+/* Neither layout maps a logical block past 2^32: all hole from there. */
+#define MAPPED_BLOCKS	(1ULL << 32)
 
 /* SEEK_DATA/SEEK_HOLE in an extent- or block-mapped file, run by run
  * (map.c); unwritten blocks are a hole. When the budget is spent the rest
@@ -131,8 +134,8 @@ static int seek_runs(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, uint64_t of
 	blk64_t b = off / bs;
 
 	for (;;) {
-		struct ec_map m;
-		int rc = ec_map_find(c, ino, in, b, &m);
+		struct ec_map m = { .lblk = b, .len = 1, .state = EC_MAP_HOLE };
+		int rc = b < MAPPED_BLOCKS ? ec_map_find(c, ino, in, b, &m) : 0;
 
 		if (rc)
 			return rc;
@@ -141,6 +144,10 @@ static int seek_runs(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, uint64_t of
 			if (*res > size)
 				*res = size;
 			return 0;
+		}
+		if (b >= MAPPED_BLOCKS) {
+			*res = size;
+			return ENXIO; /* SEEK_DATA in the hole that never ends */
 		}
 		spent += bmap && m.len < 1024 ? m.len : bmap ? 1024 : 1;
 		b = m.lblk + m.len;
