@@ -3,8 +3,9 @@
 # mke2fs and debugfs (never committed):
 #   OUT/image/    small ext2/ext3/ext4 images (1 KiB and 4 KiB blocks, inline
 #                 data, journal, 64bit + metadata_csum, bigalloc, block maps,
-#                 htree) with files, directories, symlinks and xattrs; three
-#                 whose journal needs replay; tests/images/mkbad's hostile ones
+#                 several block groups, htree) with files, directories,
+#                 symlinks and xattrs; three whose journal needs replay;
+#                 tests/images/mkbad's hostile ones
 #   OUT/journal/  the journals of the replay images (fuzz/journal.c writes
 #                 them over the journal of OUT/journal-base, one of them)
 #   OUT/proto/    one message of each type (fuzz/proto.c's input format)
@@ -51,6 +52,8 @@ mk ext4-csum64 512K -t ext4 -b 1024 -O 64bit,metadata_csum,^has_journal
 mk ext4-noextent 512K -t ext4 -b 1024 -O ^metadata_csum,^has_journal,^extent,^64bit
 mk ext4-bigalloc 1M -t ext4 -b 1024 -C 4096 -O bigalloc,^has_journal,^metadata_csum
 mk ext4-journal 2M -t ext4 -b 1024 -O ^metadata_csum
+# four block groups (flex_bg: their bitmaps and inode tables in the first)
+mk ext4-groups 1M -t ext4 -b 1024 -g 256 -O ^has_journal,^metadata_csum
 mk ext4-journal-csum 2M -t ext4 -b 1024
 
 # replay NAME FROM: FROM with committed transactions left in its journal
