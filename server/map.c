@@ -66,19 +66,24 @@ static int extend_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h,
 	return rc < 0 ? -rc : 0;
 }
 
-int ec_map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t lblk,
-	       struct ec_map *m)
+/* ec_map_run(), and in *first the first block of the extent or hole lblk
+ * lies in (lblk itself where that is not known without another lookup: a
+ * hole before the first extent of a leaf). */
+static int run_at(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t lblk,
+		  struct ec_map *m, blk64_t *first)
 {
 	struct ext2fs_extent e;
 	errcode_t err = lblk < END_OF_BLOCKS ? ext2fs_extent_goto(h, lblk) : EXT2_ET_EXTENT_NOT_FOUND;
 	int rc;
 
 	*m = (struct ec_map){ .lblk = lblk, .state = EC_MAP_HOLE };
+	*first = lblk;
 	if (err && err != EXT2_ET_EXTENT_NOT_FOUND)
 		return ec_errno(c, err, ino, "extent_goto");
 	err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e);
 	if (err == EXT2_ET_NO_CURRENT_NODE || lblk >= END_OF_BLOCKS) {
 		m->len = lblk < END_OF_BLOCKS ? END_OF_BLOCKS - lblk : 1;
+		*first = lblk < END_OF_BLOCKS ? 0 : lblk;
 		return 0; /* no extent at all: one hole */
 	}
 	if (err)
@@ -87,10 +92,12 @@ int ec_map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t
 		m->state = state_of(&e);
 		m->pblk = e.e_pblk + (lblk - e.e_lblk);
 		m->len = e.e_lblk + e.e_len - lblk;
+		*first = e.e_lblk;
 		return extend_run(c, ino, h, e, m);
 	}
 	/* a hole: goto left the extent before it (or the first after it) current */
 	while (e.e_lblk <= lblk) {
+		*first = e.e_lblk + e.e_len;
 		rc = next_leaf(c, ino, h, &e);
 		if (rc) {
 			m->len = END_OF_BLOCKS - lblk;
@@ -101,6 +108,14 @@ int ec_map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t
 	}
 	m->len = e.e_lblk - lblk;
 	return 0;
+}
+
+int ec_map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t lblk,
+	       struct ec_map *m)
+{
+	blk64_t first;
+
+	return run_at(c, ino, h, lblk, m, &first);
 }
 
 /* An extent handle on in (not a fresh read of ino): what the handle changes
@@ -133,6 +148,29 @@ int ec_map_find(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, st
 	rc = ec_map_run(c, ino, h, lblk, m);
 	ext2fs_extent_free(h);
 	return rc;
+}
+
+int ec_map_whole(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk,
+		 struct ec_map *m)
+{
+	ext2_extent_handle_t h;
+	blk64_t first;
+	int rc;
+
+	if (!has_tree(in))
+		return ec_bmap_run(c, ino, in, lblk, m);
+	rc = open_tree(c, ino, in, &h);
+	if (rc)
+		return rc;
+	rc = run_at(c, ino, h, lblk, m, &first);
+	ext2fs_extent_free(h);
+	if (rc || first >= lblk)
+		return rc;
+	if (m->state != EC_MAP_HOLE)
+		m->pblk -= lblk - first;
+	m->len += lblk - first;
+	m->lblk = first;
+	return 0;
 }
 
 /* Where new blocks for lblk should go: right after the extent before it (or

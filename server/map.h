@@ -31,6 +31,12 @@ int ec_map_run(struct ec_ctx *c, ext2_ino_t ino, ext2_extent_handle_t h, blk64_t
  * tree, ec_bmap_run() (bmap.h) for a block map. */
 int ec_map_find(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, struct ec_map *m);
 
+/* The same run, from the start of the extent (or hole) lblk lies in: what a
+ * mapping cache wants, so that later requests before lblk in the extent
+ * need no lookup. A block-mapped file's run still starts at lblk. */
+int ec_map_whole(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk,
+		 struct ec_map *m);
+
 /* Gives every hole in [lblk, lblk + n) blocks of its own, unwritten or not
  * (a block-mapped file's new blocks are zeroed instead: ec_bmap_fill()),
  * as few and as long runs as free space allows, right after the extent

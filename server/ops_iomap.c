@@ -94,33 +94,42 @@ static void to_io(struct ec_ctx *c, const struct ec_map *m, struct fuse_iomap_io
 	io->dev = c->dev_id;
 }
 
-/* The run at lblk, its blocks checked against the filesystem's metadata. */
+/* The run lblk lies in, from its extent's start (the kernel caches what it
+ * is told: a later request anywhere in the extent is then answered without
+ * us), at most MAX_MAP_BLOCKS long and always holding lblk, its blocks
+ * checked against the filesystem's metadata. */
 static int map_at(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk,
 		  struct ec_map *m)
 {
-	int rc = ec_map_find(c, ino, in, lblk, m);
+	int rc = ec_map_whole(c, ino, in, lblk, m);
 
-	if (!rc && m->state != EC_MAP_HOLE && m->len > MAX_MAP_BLOCKS)
+	if (!rc && lblk - m->lblk >= MAX_MAP_BLOCKS) {
+		if (m->state != EC_MAP_HOLE)
+			m->pblk += lblk - m->lblk;
+		m->len -= lblk - m->lblk;
+		m->lblk = lblk;
+	}
+	if (!rc && m->len > MAX_MAP_BLOCKS)
 		m->len = MAX_MAP_BLOCKS;
 	if (!rc && m->state != EC_MAP_HOLE)
 		rc = ec_zone_check(c, ino, m->pblk, m->len);
 	return rc;
 }
 
-/* Unwritten blocks for the hole at the start of m, up to the end of the
- * write (whole blocks, at most MAX_ALLOC_BYTES), near the file's other blocks. */
-static int allocate(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, const struct ec_map *m,
-		    uint64_t end)
+/* Unwritten blocks from lblk, in hole m, up to the end of the write (whole
+ * blocks, at most MAX_ALLOC_BYTES), near the file's other blocks. */
+static int allocate(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk,
+		    const struct ec_map *m, uint64_t end)
 {
 	uint64_t bs = c->fs->blocksize;
 	blk64_t last = (end + bs - 1) / bs, n;
 
 	if (last > m->lblk + m->len)
 		last = m->lblk + m->len;
-	n = last > m->lblk ? last - m->lblk : 1;
+	n = last > lblk ? last - lblk : 1;
 	if (n > MAX_ALLOC_BYTES / bs)
 		n = MAX_ALLOC_BYTES / bs;
-	return ec_map_fill(c, ino, in, m->lblk, n, true);
+	return ec_map_fill(c, ino, in, lblk, n, true);
 }
 
 static void do_begin(struct ec_req *r, ext2_ino_t ino, const struct fuse_iomap_begin_in *in)
@@ -144,7 +153,7 @@ static void do_begin(struct ec_req *r, ext2_ino_t ino, const struct fuse_iomap_b
 	if (!rc)
 		rc = map_at(c, ino, &inode, lblk, &m);
 	if (!rc && write && m.state == EC_MAP_HOLE) {
-		rc = allocate(c, ino, &inode, &m, in->pos + (in->count ? in->count : 1));
+		rc = allocate(c, ino, &inode, lblk, &m, in->pos + (in->count ? in->count : 1));
 		if (!rc)
 			rc = map_at(c, ino, &inode, lblk, &m);
 		if (!rc && m.state == EC_MAP_HOLE)

@@ -46,9 +46,9 @@ systemd-socket-activate --accept --seqpacket -l "$sock" "$build/ext4cell-server"
 	2>>"$log" &
 for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
 
-# mount DEV NAME: mounts DEV on $mnt through the helper, checks the mode
+# mount DEV NAME [OPTIONS]: mounts DEV on $mnt through the helper, checks the mode
 mount_ec() {
-	if ! "$rel/mount.fuse.ext4" -v -o iomap=on,kernel "$1" "$mnt" >/tmp/helper.log 2>&1; then
+	if ! "$rel/mount.fuse.ext4" -v -o "iomap=on,kernel${3:+,$3}" "$1" "$mnt" >/tmp/helper.log 2>&1; then
 		notok "$2/mount" /tmp/helper.log "$log"
 		return 1
 	fi
@@ -175,6 +175,43 @@ PY
 	check "$n/no-file-data-through-fuse" bash -c "grep -Eq ' 0 READ, 0 WRITE' /tmp/counts ||
 		{ cat /tmp/counts; exit 1; }"
 	check "$n/e2fsck" e2fsck -fn "$dev"
+	[ "$t" = ext4 ] && map_cache "$dev" "$n" && privileges "$dev" "$n"
+}
+
+# privileges DEV NAME: on a fresh mount, a write by another user kills
+# setuid and file capabilities (the kernel does it: the server never sees
+# the writes of iomap files), and a file found to have neither is not asked
+# about again: 32 writes cost one FUSE_GETXATTR of security.capability, not 32
+privileges() {
+	local nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	mount_ec "$1" "$2/privileges" allow_other || return
+	printf x >"$mnt/suid" && chmod 04777 "$mnt/suid"
+	printf x >"$mnt/cap" && chmod 0666 "$mnt/cap" && setcap cap_net_raw+ep "$mnt/cap"
+	check "$2/privileges/setuid-killed" bash -c "echo y | $nobody dd of=$mnt/suid conv=notrunc \
+		status=none && [ \$(stat -c %a $mnt/suid) = 777 ] || { stat $mnt/suid; exit 1; }"
+	check "$2/privileges/caps-killed" bash -c "getcap $mnt/cap | grep -q cap_net_raw &&
+		echo y | $nobody dd of=$mnt/cap conv=notrunc status=none && [ -z \"\$(getcap $mnt/cap)\" ]"
+	python3 -c "import os, sys
+fd = os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY)
+for i in range(32):
+    os.pwrite(fd, b'w' * 4096, 4096 * i)" "$mnt/w"
+	umount_ec
+	# setcap and getcap ask a few times; without S_NOSEC the 32 writes alone ask 32
+	check "$2/privileges/one-check" bash -c "grep -Eq ' [0-9] GETXATTR| 1[0-5] GETXATTR' /tmp/counts ||
+		{ cat /tmp/counts; exit 1; }"
+}
+
+# map_cache DEV NAME: O_DIRECT reads of /dio (16 MiB written in one run)
+# from its end backwards, 1 MiB at a time, on a fresh mount: the server
+# answers the first with the whole extent, the kernel serves the other 15
+# from its mapping cache (an answer starting at the asked block: 16 asks)
+map_cache() {
+	mount_ec "$1" "$2/map-cache" || return
+	check "$2/map-cache/reads" bash -c "for i in \$(seq 15 -1 0); do
+		dd if=$mnt/dio of=/dev/null bs=1M skip=\$i count=1 iflag=direct status=none || exit 1; done"
+	umount_ec
+	check "$2/map-cache/begins" bash -c "grep -Eq ' [12] IOMAP_BEGIN' /tmp/counts ||
+		{ cat /tmp/counts; exit 1; }"
 }
 
 # differential NAME BLOCKSIZE TYPE: the seeded operations of difftest on the
