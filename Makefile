@@ -9,6 +9,8 @@
 #   make check      build with ASan/UBSan into build/test and run every test layer
 #   make check-fresh  `make deps all` from a git archive of HEAD in a fresh Debian 12 chroot
 #   make demo       the product demo (boots a QEMU guest)
+#   make security-report  SECURITY_SEEDS (default 100) crafted images of every
+#                   family through the server, a table of outcomes (tests/images)
 #   make bench      kernel ext4, fuse2fs, ext4cell classic and iomap side by side
 #                   in one guest on the bench kernel (bench/bench.sh; never a test)
 # Each component directory has a build.mk that adds its programs to PROGRAMS.
@@ -40,7 +42,8 @@ AFTER_DEPS := $(filter deps,$(MAKECMDGOALS))
 PROGRAMS :=
 -include $(wildcard */build.mk tests/*/build.mk)
 
-.PHONY: all deps kernel kernel-bisect check check-fresh demo bench fuzz fuzz-build clean
+.PHONY: all deps kernel kernel-bisect check check-fresh demo bench fuzz fuzz-build clean \
+	security-report
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c | $(AFTER_DEPS)
@@ -75,6 +78,11 @@ fuzz-build: | $(AFTER_DEPS)
 
 fuzz: fuzz-build
 	bash fuzz/run.sh $(FUZZ_SECONDS)
+
+SECURITY_SEEDS ?= 100
+security-report: | $(AFTER_DEPS)
+	$(MAKE) -s BUILD=build/test SANITIZE=1 all
+	bash tests/images/security-report.sh $(SECURITY_SEEDS)
 
 bench: | $(AFTER_DEPS)
 	bash bench/bench.sh

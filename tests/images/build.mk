@@ -2,3 +2,6 @@
 PROGRAMS += $(BUILD)/tests/images/mkbad
 $(BUILD)/tests/images/mkbad: $(BUILD)/tests/images/mkbad.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(call pkgconf,--libs ext2fs com_err)
+PROGRAMS += $(BUILD)/tests/images/craft
+$(BUILD)/tests/images/craft: $(BUILD)/tests/images/craft.o $(BUILD)/tests/images/craft_journal.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pkgconf,--libs ext2fs com_err)
