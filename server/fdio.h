@@ -3,6 +3,7 @@
 #define EC_FDIO_H
 
 #include <ext2fs/ext2fs.h>
+#include <stdbool.h>
 
 /* The manager; open it with the name produced by ec_fdio_name(). */
 extern io_manager ec_fdio_manager;
@@ -18,5 +19,15 @@ void ec_fdio_name(int fd, unsigned int align, char *buf, size_t len);
  * one of ec_fdio_manager's. The server calls it before every reply: what a
  * reply says is done is on the device. */
 errcode_t ec_fdio_write_back(io_channel ch);
+
+/* The same, only when the oldest of them has waited at least seconds. */
+errcode_t ec_fdio_write_back_aged(io_channel ch, unsigned seconds);
+
+/* Forgets the cached copies of blocks [block, block + count), dirty ones
+ * too, without writing them: their contents no longer matter (the blocks
+ * were freed). With keep, only the dirty copies it does not want kept, of
+ * any block. */
+void ec_fdio_discard(io_channel ch, unsigned long long block, unsigned long long count,
+		     bool (*keep)(void *arg, unsigned long long block), void *arg);
 
 #endif

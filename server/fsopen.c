@@ -110,8 +110,26 @@ static int check_root(struct ec_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* A freed block's cached copy is dropped unwritten (its contents are
+ * garbage now): in iomap mode the kernel may write file data into the block
+ * as soon as a later request allocates it again, and the server's metadata
+ * writes wait in the cache (wire.c). */
+static void freed_block(ext2_filsys fs, blk64_t blk, int inuse)
+{
+	if (inuse < 0)
+		ec_fdio_discard(fs->io, blk, 1, NULL, NULL);
+}
+
+static void freed_range(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
+{
+	if (inuse < 0)
+		ec_fdio_discard(fs->io, blk, num, NULL, NULL);
+}
+
 int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 {
+	void (*old_block)(ext2_filsys, blk64_t, int);
+	void (*old_range)(ext2_filsys, blk64_t, blk_t, int);
 	char name[32];
 	/* FORCE: libext2fs skips its own feature check; policy() names the feature */
 	int fl = fcntl(devfd, F_GETFL), flags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP | EXT2_FLAG_FORCE;
@@ -166,6 +184,8 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 		c->fs->flags &= ~EXT2_FLAG_RW;
 		return 0;
 	}
+	ext2fs_set_block_alloc_stats_callback(c->fs, freed_block, &old_block);
+	ext2fs_set_block_alloc_stats_range_callback(c->fs, freed_range, &old_range);
 	recount(c->fs);
 	c->fs->super->s_state &= ~EXT2_VALID_FS;
 	c->fs->super->s_mnt_count++;

@@ -135,23 +135,9 @@ static bool has_tree(const ec_inode *in)
 	return in->i_flags & EXT4_EXTENTS_FL;
 }
 
-int ec_map_find(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, struct ec_map *m)
-{
-	ext2_extent_handle_t h;
-	int rc;
-
-	if (!has_tree(in))
-		return ec_bmap_run(c, ino, in, lblk, m);
-	rc = open_tree(c, ino, in, &h);
-	if (rc)
-		return rc;
-	rc = ec_map_run(c, ino, h, lblk, m);
-	ext2fs_extent_free(h);
-	return rc;
-}
-
-int ec_map_whole(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk,
-		 struct ec_map *m)
+/* The run at lblk (whole: from the first block of its extent or hole). */
+static int find_run(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk,
+		    struct ec_map *m, bool whole)
 {
 	ext2_extent_handle_t h;
 	blk64_t first;
@@ -164,13 +150,24 @@ int ec_map_whole(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk,
 		return rc;
 	rc = run_at(c, ino, h, lblk, m, &first);
 	ext2fs_extent_free(h);
-	if (rc || first >= lblk)
+	if (rc || !whole || first >= lblk)
 		return rc;
 	if (m->state != EC_MAP_HOLE)
 		m->pblk -= lblk - first;
 	m->len += lblk - first;
 	m->lblk = first;
 	return 0;
+}
+
+int ec_map_find(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, struct ec_map *m)
+{
+	return find_run(c, ino, in, lblk, m, false);
+}
+
+int ec_map_whole(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk,
+		 struct ec_map *m)
+{
+	return find_run(c, ino, in, lblk, m, true);
 }
 
 /* Where new blocks for lblk should go: right after the extent before it (or

@@ -2,7 +2,8 @@
  * (server/fdio.c) on a temporary file: single-block writes wait in the
  * write-back cache until ec_fdio_write_back(), a flush or close; a block
  * evicted from its slot, a larger read or write and a byte-range write see
- * (or write out) what waits; a read never replaces a waiting block. */
+ * (or write out) what waits; a read never replaces a waiting block; the
+ * aged write-back waits for its age; discarded blocks are never written. */
 #include "../../server/fdio.h"
 
 #include <stdio.h>
@@ -50,6 +51,12 @@ static errcode_t put(io_channel ch, unsigned long long b, int v)
 
 	memset(buf, v, BS);
 	return io_channel_write_blk64(ch, b, 1, buf);
+}
+
+static bool keep_16(void *arg, unsigned long long block)
+{
+	(void)arg;
+	return block == 16;
 }
 
 int main(void)
@@ -105,6 +112,22 @@ int main(void)
 	       pread(fd, buf, BS, 12 * BS) == BS && filled(buf, 100, 'i') &&
 	       filled(buf + 100, 10, 'j') && filled(buf + 110, BS - 110, 'i'),
 	       "a byte-range write inside a waiting block lost one of the two");
+
+	err = put(ch, 14, 'm') || ec_fdio_write_back_aged(ch, 60);
+	report("aged-waits", !err && on_disk(fd, 14, 0),
+	       "ec_fdio_write_back_aged(60) wrote a block dirtied just now");
+	err = ec_fdio_write_back_aged(ch, 0);
+	report("aged-writes", !err && on_disk(fd, 14, 'm'),
+	       "ec_fdio_write_back_aged(0) left a dirty block unwritten");
+
+	err = put(ch, 15, 'n') || put(ch, 16, 'o') || put(ch, 17, 'p');
+	ec_fdio_discard(ch, 15, 1, NULL, NULL);
+	ec_fdio_discard(ch, 0, ~0ULL, keep_16, NULL);
+	report("discard-drops", !err && !ec_fdio_write_back(ch) && on_disk(fd, 15, 0) &&
+	       on_disk(fd, 16, 'o') && on_disk(fd, 17, 0) &&
+	       !io_channel_read_blk64(ch, 15, 1, buf) && filled(buf, BS, 0),
+	       "a discarded dirty block reached the file, or a kept one did not, or a read "
+	       "still saw the discarded copy");
 
 	err = put(ch, 20, 'k') || io_channel_flush(ch);
 	report("flush-writes", !err && on_disk(fd, 20, 'k'), "flush left a waiting block");

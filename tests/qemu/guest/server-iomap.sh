@@ -12,6 +12,10 @@
 # differential test against the guest kernel's ext4; a journal left by a
 # crash of the kernel's ext4 replayed at an iomap mount; no FUSE
 # READ/WRITE for file data (the server's request counts), e2fsck -fn clean;
+# on fresh mounts of the ext4 runs, what the kernel's caches save (request
+# counts again): backward O_DIRECT reads of one extent, the privilege checks
+# of writes (setuid and capabilities still killed), the parent's attributes
+# at creates;
 # the server killed during a streaming write: the writer gets an error, umount
 # works, e2fsck repairs; iomap-fsx, three seeds, and the iomap-race cases on
 # 1 KiB blocks.
@@ -175,7 +179,20 @@ PY
 	check "$n/no-file-data-through-fuse" bash -c "grep -Eq ' 0 READ, 0 WRITE' /tmp/counts ||
 		{ cat /tmp/counts; exit 1; }"
 	check "$n/e2fsck" e2fsck -fn "$dev"
-	[ "$t" = ext4 ] && map_cache "$dev" "$n" && privileges "$dev" "$n"
+	[ "$t" = ext4 ] && map_cache "$dev" "$n" && privileges "$dev" "$n" && creates "$dev" "$n"
+}
+
+# creates DEV NAME: 64 files created in one directory on a fresh mount ask
+# the server for the directory's attributes a few times, not once per file
+# (each create used to invalidate the parent's mode for the next
+# permission check)
+creates() {
+	mount_ec "$1" "$2/creates" || return
+	check "$2/creates/files" bash -c "mkdir $mnt/c && cd $mnt/c && touch \$(seq -f f%g 64) &&
+		[ \$(ls | wc -l) = 64 ]"
+	umount_ec
+	check "$2/creates/getattrs" bash -c "grep -Eq ' [0-9] GETATTR| 1[0-5] GETATTR' /tmp/counts ||
+		{ cat /tmp/counts; exit 1; }"
 }
 
 # privileges DEV NAME: on a fresh mount, a write by another user kills
