@@ -8,11 +8,9 @@
  * write-back cache: a block written several times while the server handles
  * one request (an inode table block for every block an extent tree gains)
  * reaches the device once, when the server writes the dirty blocks back
- * (ec_fdio_write_back(), before every reply; in iomap mode only once the
- * oldest has waited a few seconds: ec_fdio_write_back_aged()), when its slot
- * is needed for another block, or at flush and close. Larger transfers see
- * the dirty blocks they overlap; freed blocks are dropped unwritten
- * (ec_fdio_discard()). */
+ * (ec_fdio_write_back(), before every reply), when its slot is needed for
+ * another block, or at flush and close. Larger transfers see the dirty
+ * blocks they overlap; freed blocks are dropped unwritten (ec_fdio_discard()). */
 #include "fdio.h"
 
 #include <errno.h>
@@ -22,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define EC_DIRECT_ALIGN_MAX 65536
@@ -36,19 +33,10 @@ struct fdio {
 	bool *dirty;			/* per slot: newer than the device */
 	unsigned *dirty_list;		/* the dirty slots, in the order dirtied */
 	unsigned ndirty;
-	time_t dirty_since;		/* when the oldest dirty slot was dirtied */
 };
 
 static struct struct_io_manager fdio_struct;
 io_manager ec_fdio_manager = &fdio_struct;
-
-static time_t now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
 
 void ec_fdio_name(int fd, unsigned int align, char *buf, size_t len)
 {
@@ -205,14 +193,6 @@ errcode_t ec_fdio_write_back(io_channel ch)
 	return write_dirty(ch, 0, ULLONG_MAX);
 }
 
-errcode_t ec_fdio_write_back_aged(io_channel ch, unsigned seconds)
-{
-	if (ch->manager != ec_fdio_manager || !((struct fdio *)ch->private_data)->ndirty ||
-	    now() - ((struct fdio *)ch->private_data)->dirty_since < (time_t)seconds)
-		return 0;
-	return write_dirty(ch, 0, ULLONG_MAX);
-}
-
 void ec_fdio_discard(io_channel ch, unsigned long long block, unsigned long long count,
 		     bool (*keep)(void *arg, unsigned long long block), void *arg)
 {
@@ -330,8 +310,6 @@ static bool cache_write(io_channel ch, unsigned long long block, const void *dat
 	*tag = block + 1;
 	if (!f->dirty[i]) {
 		f->dirty[i] = true;
-		if (!f->ndirty)
-			f->dirty_since = now();
 		f->dirty_list[f->ndirty++] = i;
 	}
 	return true;

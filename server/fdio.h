@@ -20,9 +20,6 @@ void ec_fdio_name(int fd, unsigned int align, char *buf, size_t len);
  * reply says is done is on the device. */
 errcode_t ec_fdio_write_back(io_channel ch);
 
-/* The same, only when the oldest of them has waited at least seconds. */
-errcode_t ec_fdio_write_back_aged(io_channel ch, unsigned seconds);
-
 /* Forgets the cached copies of blocks [block, block + count), dirty ones
  * too, without writing them: their contents no longer matter (the blocks
  * were freed). With keep, only the dirty copies it does not want kept, of

@@ -10,7 +10,6 @@
 #include "../proto/fuse_iomap.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,34 +70,13 @@ static const char *take_name(struct args *a)
 	return end ? take(a, (size_t)(end - a->p) + 1) : NULL;
 }
 
-/* Is block still allocated? (A dirty copy of a free block must never
- * reach the device: the kernel may be writing file data there.) */
-static bool in_use(void *arg, unsigned long long block)
-{
-	ext2_filsys fs = arg;
-
-	return !fs->block_map || ext2fs_test_block_bitmap2(fs->block_map, block);
-}
-
-/* What the request changed goes to the device before the kernel hears that
- * it is done. In iomap mode that is only the server's own metadata (the
- * kernel moves file data and never reads metadata), so it waits in the
- * cache up to WRITE_BACK_SECONDS, as a kernel filesystem's dirty metadata
- * does, and fsync, syncfs, FLUSH and unmount write it at once; copies of
- * blocks freed meanwhile are dropped unwritten (fsopen.c, and here as well
- * for a free that libext2fs did not report). */
-#define WRITE_BACK_SECONDS	5
-
+/* What the request changed goes to the device before the kernel hears
+ * that it is done (and before it writes data into blocks the request
+ * allocated or zeroed: a block-mapped file's new blocks are zeroed through
+ * the cache). */
 static int write_back(struct ec_ctx *c)
 {
-	errcode_t err = 0;
-
-	if (c->fs && c->fs->io && c->iomap) {
-		ec_fdio_discard(c->fs->io, 0, ULLONG_MAX, in_use, c->fs);
-		err = ec_fdio_write_back_aged(c->fs->io, WRITE_BACK_SECONDS);
-	} else if (c->fs && c->fs->io) {
-		err = ec_fdio_write_back(c->fs->io);
-	}
+	errcode_t err = c->fs && c->fs->io ? ec_fdio_write_back(c->fs->io) : 0;
 
 	if (!err)
 		return 0;

@@ -2,8 +2,8 @@
  * (server/fdio.c) on a temporary file: single-block writes wait in the
  * write-back cache until ec_fdio_write_back(), a flush or close; a block
  * evicted from its slot, a larger read or write and a byte-range write see
- * (or write out) what waits; a read never replaces a waiting block; the
- * aged write-back waits for its age; discarded blocks are never written. */
+ * (or write out) what waits; a read never replaces a waiting block;
+ * discarded blocks are never written. */
 #include "../../server/fdio.h"
 
 #include <stdio.h>
@@ -112,13 +112,6 @@ int main(void)
 	       pread(fd, buf, BS, 12 * BS) == BS && filled(buf, 100, 'i') &&
 	       filled(buf + 100, 10, 'j') && filled(buf + 110, BS - 110, 'i'),
 	       "a byte-range write inside a waiting block lost one of the two");
-
-	err = put(ch, 14, 'm') || ec_fdio_write_back_aged(ch, 60);
-	report("aged-waits", !err && on_disk(fd, 14, 0),
-	       "ec_fdio_write_back_aged(60) wrote a block dirtied just now");
-	err = ec_fdio_write_back_aged(ch, 0);
-	report("aged-writes", !err && on_disk(fd, 14, 'm'),
-	       "ec_fdio_write_back_aged(0) left a dirty block unwritten");
 
 	err = put(ch, 15, 'n') || put(ch, 16, 'o') || put(ch, 17, 'p');
 	ec_fdio_discard(ch, 15, 1, NULL, NULL);
