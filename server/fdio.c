@@ -193,32 +193,6 @@ errcode_t ec_fdio_write_back(io_channel ch)
 	return write_dirty(ch, 0, ULLONG_MAX);
 }
 
-void ec_fdio_discard(io_channel ch, unsigned long long block, unsigned long long count,
-		     bool (*keep)(void *arg, unsigned long long block), void *arg)
-{
-	struct fdio *f = ch->private_data;
-	unsigned n = 0;
-
-	if (ch->manager != ec_fdio_manager || !f->cache)
-		return;
-	for (unsigned k = 0; k < f->ndirty; k++) {
-		unsigned i = f->dirty_list[k];
-		unsigned long long b = f->tag[i] - 1;
-
-		if (b < block || b - block >= count || (keep && keep(arg, b))) {
-			f->dirty_list[n++] = i;
-			continue;
-		}
-		f->dirty[i] = false;
-		f->tag[i] = 0;
-	}
-	f->ndirty = n;
-	if (count <= EC_CACHE_SLOTS)
-		for (unsigned long long b = block; b - block < count; b++)
-			if (f->tag[b % EC_CACHE_SLOTS] == b + 1 && !f->dirty[b % EC_CACHE_SLOTS])
-				f->tag[b % EC_CACHE_SLOTS] = 0;
-}
-
 /* Blocks [first, last) as bytes [off, off + len) cover them. */
 static void blocks_of(io_channel ch, off_t off, size_t len, unsigned long long *first,
 		      unsigned long long *last)
@@ -260,6 +234,31 @@ static void cache_forget(io_channel ch, off_t off, size_t len)
 	for (b = first; b < last; b++)
 		if (f->tag[b % EC_CACHE_SLOTS] == b + 1)
 			f->tag[b % EC_CACHE_SLOTS] = 0;
+}
+
+void ec_fdio_discard(io_channel ch, unsigned long long block, unsigned long long count)
+{
+	struct fdio *f = ch->private_data;
+	unsigned long long bs = (unsigned)ch->block_size;
+	unsigned n = 0;
+
+	if (ch->manager != ec_fdio_manager || !f->cache)
+		return;
+	for (unsigned k = 0; k < f->ndirty; k++) {
+		unsigned i = f->dirty_list[k];
+
+		if (f->tag[i] - 1 < block || f->tag[i] - 1 - block >= count) {
+			f->dirty_list[n++] = i;
+			continue;
+		}
+		f->dirty[i] = false;
+		f->tag[i] = 0;
+	}
+	f->ndirty = n;
+	/* the clean copies too; more blocks than slots forget every clean slot */
+	if (count > EC_CACHE_SLOTS)
+		count = EC_CACHE_SLOTS;
+	cache_forget(ch, (off_t)(block * bs), (size_t)(count * bs));
 }
 
 static errcode_t fdio_read64(io_channel ch, unsigned long long block, int count, void *data)

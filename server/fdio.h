@@ -3,7 +3,6 @@
 #define EC_FDIO_H
 
 #include <ext2fs/ext2fs.h>
-#include <stdbool.h>
 
 /* The manager; open it with the name produced by ec_fdio_name(). */
 extern io_manager ec_fdio_manager;
@@ -22,9 +21,7 @@ errcode_t ec_fdio_write_back(io_channel ch);
 
 /* Forgets the cached copies of blocks [block, block + count), dirty ones
  * too, without writing them: their contents no longer matter (the blocks
- * were freed). With keep, only the dirty copies it does not want kept, of
- * any block. */
-void ec_fdio_discard(io_channel ch, unsigned long long block, unsigned long long count,
-		     bool (*keep)(void *arg, unsigned long long block), void *arg);
+ * were freed). */
+void ec_fdio_discard(io_channel ch, unsigned long long block, unsigned long long count);
 
 #endif

@@ -110,20 +110,18 @@ static int check_root(struct ec_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* A freed block's cached copy is dropped unwritten (its contents are
- * garbage now): in iomap mode the kernel may write file data into the block
- * as soon as a later request allocates it again, and the server's metadata
- * writes wait in the cache (wire.c). */
+/* A freed block's cached copy is dropped unwritten: its contents are
+ * garbage now, and writing them back would only cost a device write. */
 static void freed_block(ext2_filsys fs, blk64_t blk, int inuse)
 {
 	if (inuse < 0)
-		ec_fdio_discard(fs->io, blk, 1, NULL, NULL);
+		ec_fdio_discard(fs->io, blk, 1);
 }
 
 static void freed_range(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
 {
 	if (inuse < 0)
-		ec_fdio_discard(fs->io, blk, num, NULL, NULL);
+		ec_fdio_discard(fs->io, blk, num);
 }
 
 int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
