@@ -4,14 +4,18 @@
 # one line per case: 'case NAME ok[: detail]' or 'case NAME FAIL: why'.
 # PART "exercise" runs only the random-operation exerciser (FSX_OPS operations
 # for each seed of FSX_SEEDS, cases fsx-SEED) and the concurrency cases
-# (race-*), "main" everything else, "all" (the default) both; the suite runs
-# the two parts in two guests at once.
-# Usage: guest.sh BINDIR [PART] (BINDIR: where the tests/iomap programs are)
+# (race-*) and the fuzzed hostile server for FUZZ_SEEDS (cases fuzz-SEED),
+# "fuzz" only the fuzzed server, for the seeds SEEDS (default FUZZ_SEEDS),
+# "main" everything else, "all" (the default) all; the suite runs "main" and
+# "exercise" in two guests at once. /dev/vdb, when the guest has it and the
+# part is not "main", is a bystander disk the fuzzed server must not change.
+# Usage: guest.sh BINDIR [PART [SEEDS]] (BINDIR: the tests/iomap programs)
 set -u
 bin=$1 part=${2:-all} dev=/dev/vda mnt=/tmp/iomap.mnt
 export ASAN_OPTIONS=detect_leaks=0
 srv=$bin/iomap-test-server chk=$bin/iomap-check
 FSX_SEEDS="1 2 3" FSX_OPS=20000
+FUZZ_SEEDS=${3:-"1 2 3 4"} FUZZ_SECONDS=15
 mkdir -p $mnt
 mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null
 $chk fill $dev || { echo "case setup FAIL: cannot fill $dev"; exit 1; }
@@ -58,6 +62,47 @@ exercise() { # CASE-NAME COMMAND...
 		echo "$line"
 	fi
 }
+
+# A hostile server that mutates its replies at random (iomap-test-server
+# --fuzz, wfuzz.h) under iomap-chaos, 2 processes for FUZZ_SECONDS; every
+# fourth seed in classic mode (--no-iomap). The workers must finish (no
+# operation over 20 s), umount must return, the kernel log stay clean
+# (tests/qemu/scan-log, no I/O beyond the end of a device) and the
+# bystander disk /dev/vdb keep its checksum.
+fuzz() { # SEED
+	local seed=$1 want="iomap=1 dev=1" opt=() st res rc b sum
+	if [ $((seed % 4)) = 0 ]; then want="iomap=0 dev=0" opt=(--no-iomap); fi
+	sum=$( [ -b /dev/vdb ] && md5sum </dev/vdb)
+	st=$($srv --fuzz "$seed" --fuzz-log /tmp/fuzz.log "${opt[@]}" $dev $mnt 2>&1)
+	if [ "$st" != "$want" ]; then
+		echo "case fuzz-$seed FAIL: server said '$st'"
+		unmount
+		return
+	fi
+	res=$(timeout -k 5 $((FUZZ_SECONDS + 60)) $bin/iomap-chaos $mnt "$seed" $FUZZ_SECONDS 2 2>&1)
+	rc=$?
+	timeout 30 umount $mnt 2>/dev/null || timeout 30 umount -l $mnt
+	local urc=$?
+	unmount
+	newlog
+	b=$(badlog)
+	res="${opt[*]:-iomap} $(tr '\n' ' ' </tmp/fuzz.log)$(echo "$res" | tr '\n' ' ')"
+	if [ $rc != 0 ]; then
+		echo "case fuzz-$seed FAIL: iomap-chaos status $rc: $res"
+	elif [ $urc != 0 ]; then
+		echo "case fuzz-$seed FAIL: umount did not return within 30 s: $res"
+	elif [ -n "$b" ]; then
+		echo "case fuzz-$seed FAIL: kernel log: $b"
+	elif [ "$sum" != "$( [ -b /dev/vdb ] && md5sum </dev/vdb)" ]; then
+		echo "case fuzz-$seed FAIL: the bystander disk /dev/vdb changed"
+	else
+		echo "case fuzz-$seed ok: $res"
+	fi
+}
+if [ "$part" = fuzz ]; then
+	for seed in $FUZZ_SEEDS; do fuzz "$seed"; done
+	exit 0
+fi
 if [ "$part" != main ]; then
 	for seed in $FSX_SEEDS; do
 		exercise fsx-$seed $bin/iomap-fsx $mnt $dev $seed $FSX_OPS
@@ -66,7 +111,10 @@ if [ "$part" != main ]; then
 	exercise race-truncate-writeback $bin/iomap-race $mnt $dev truncate-writeback 2000
 	exercise race-readers $bin/iomap-race $mnt $dev readers 600
 	exercise race-punch-writeback $bin/iomap-race $mnt $dev punch-writeback 3
+	# last: the fuzzed server may write anywhere on $dev
+	for seed in $FUZZ_SEEDS; do fuzz "$seed"; done
 	[ "$part" = exercise ] && exit 0
+	$chk fill $dev || { echo "case setup FAIL: cannot fill $dev again"; exit 1; }
 fi
 
 # The good server: every check of iomap-check verify is a case.

@@ -39,7 +39,8 @@
  * nobody and mounts through the setuid fusermount3 as a libfuse server
  * does (unmarked); --claim-iomap: accept FUSE_IOMAP in the INIT reply even
  * when it was not offered (a registration the kernel refuses is then
- * dev=0, not an error). */
+ * dev=0, not an error). --fuzz SEED: after FUSE_INIT, replies are mutated
+ * and notifications pushed at random (wfuzz.h), counted in --fuzz-log PATH. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -67,6 +68,7 @@
 #include "wdefer.h"
 #include "wdurable.h"
 #include "wfile.h"
+#include "wfuzz.h"
 #include "wtimes.h"
 
 static const char *const modes[] = {
@@ -113,6 +115,8 @@ static struct {
 	uint64_t time_setattrs;	/* FUSE_SETATTR setting them */
 	uint32_t blksize;	/* fuse_attr.blksize of the files */
 	const char *late_dev;	/* registered at "user.iomap.adddev" */
+	const char *fuzz_log;	/* --fuzz-log: wfuzz.h's counts */
+	uint64_t fuzz_seed;	/* --fuzz: nonzero mutates replies (wfuzz.h) */
 } s;
 
 static int mode_is(const char *name)
@@ -124,7 +128,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: iomap-test-server [--mode MODE] [--no-mark] [--drop-rawio]\n"
 			"  [--user] [--no-iomap] [--bench] [--fusermount] [--claim-iomap]\n"
-			"  [--status-all] [--forget-w] [--stale-tail] [--blksize N] [--late-dev PATH] [-v]\n"
+			"  [--status-all] [--forget-w] [--stale-tail] [--blksize N] [--late-dev PATH]\n"
+			"  [--fuzz SEED [--fuzz-log PATH]] [-v]\n"
 			"  DEVICE MOUNTPOINT\nmodes:");
 	for (size_t i = 0; i < NMODES; i++)
 		fprintf(stderr, " %s", modes[i]);
@@ -173,6 +178,8 @@ static int reply(uint64_t unique, int error, const void *data, size_t len)
 	struct fuse_out_header oh = { sizeof(oh) + (error ? 0 : len), -error, unique };
 	struct iovec iov[2] = { { &oh, sizeof(oh) }, { (void *)data, error ? 0 : len } };
 
+	if (fz_active())
+		return fz_reply(unique, error, data, len);
 	if (writev(s.fuse_fd, iov, 2) < 0 && errno != ENOENT) {
 		if (s.verbose)
 			perror("server: reply");
@@ -668,6 +675,7 @@ static void serve(void)
 		if (n < 0) {
 			if (errno != ENODEV)
 				perror("server: read /dev/fuse");
+			fz_flush_log();
 			exit(errno == ENODEV ? 0 : 1);
 		}
 		if ((size_t)n < sizeof(*ih))
@@ -786,6 +794,7 @@ static void serve(void)
 		case FUSE_DESTROY:
 			do_destroy();
 			reply(ih->unique, 0, NULL, 0);
+			fz_flush_log();
 			exit(0);
 		default:
 			reply(ih->unique, ENOSYS, NULL, 0);
@@ -852,6 +861,8 @@ int main(int argc, char **argv)
 		{ "stale-tail", no_argument, NULL, 't' },
 		{ "blksize", required_argument, NULL, 'k' },
 		{ "late-dev", required_argument, NULL, 'l' },
+		{ "fuzz", required_argument, NULL, 'z' },
+		{ "fuzz-log", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char mopts[256];
@@ -878,6 +889,8 @@ int main(int argc, char **argv)
 		case 't': s.stale_tail = true; break;
 		case 'k': s.blksize = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'l': s.late_dev = optarg; break;
+		case 'z': s.fuzz_seed = strtoull(optarg, NULL, 0); break;
+		case 'L': s.fuzz_log = optarg; break;
 		case 'v': s.verbose = true; break;
 		default: usage();
 		}
@@ -966,6 +979,8 @@ int main(int argc, char **argv)
 				_exit(1);
 			if (ih->opcode == FUSE_INIT) {
 				do_init(ih->unique, (void *)(ih + 1), p[1]);
+				if (s.fuzz_seed)
+					fz_start(s.fuzz_seed, s.fuse_fd, s.dev_size, s.fuzz_log);
 				break;
 			}
 			reply(ih->unique, EIO, NULL, 0);
