@@ -107,6 +107,13 @@ static void act_ioctl_unlisted(void)
 	ioctl(-1, BLKRRPART);
 }
 
+static void act_ioctl_discard(void)
+{
+	uint64_t range[2] = { 0, 1 << 20 };
+
+	ioctl(-1, BLKDISCARD, range);
+}
+
 static void act_ioctl_iomap(void)
 {
 	char map[16] = { 0 };
@@ -181,6 +188,7 @@ const struct ext4cell_trigger ext4cell_triggers[] = {
 	{ "mmap-wx", "mmap with PROT_WRITE|PROT_EXEC", act_mmap_wx, BOTH_MODES },
 	{ "mprotect-x", "mprotect to PROT_EXEC", act_mprotect_x, BOTH_MODES },
 	{ "ioctl", "ioctl not on the list (BLKRRPART)", act_ioctl_unlisted, BOTH_MODES },
+	{ "ioctl-discard", "raw block ioctl BLKDISCARD", act_ioctl_discard, BOTH_MODES },
 	{ "ioctl-iomap", "iomap ioctl in classic mode", act_ioctl_iomap, CLASSIC_ONLY },
 	{ "fstat", "fstat (no metadata lookups)", act_fstat, BOTH_MODES },
 	{ "bpf", "bpf", act_bpf, BOTH_MODES },

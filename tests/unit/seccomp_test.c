@@ -6,7 +6,8 @@
  *     act without the sandbox does not (so each check can fail);
  *   - the calls the server needs work inside the sandbox, fds are closed by rule;
  *   - /proc/PID/status and /proc/PID/limits of a sandboxed child show no
- *     capabilities, no_new_privs, seccomp filter mode, the limits;
+ *     capabilities, no_new_privs, seccomp filter mode, the limits, and a
+ *     64 GiB allocation fails there with ENOMEM (RLIMIT_AS) but not outside;
  *   - the printed allowlist matches the mode.
  * `seccomp_test --list-triggers` prints the names of the acts the classic-mode
  * sandbox kills, for tests/host/seccomp.suite.
@@ -359,6 +360,48 @@ static void test_sanitizer_reports(void)
 }
 #endif
 
+/* A compromised server asking for more memory than the machine has: 64 GiB of
+ * address space (not reserved, so the host's overcommit policy allows it
+ * outside the sandbox). Exit 0: refused with ENOMEM and small allocations
+ * still work; 3: mapped; 4: another error; 5: malloc broken afterwards. */
+static void act_huge_alloc(void)
+{
+	size_t len = 64ULL << 30;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *small;
+
+	if (p != MAP_FAILED)
+		_exit(3);
+	if (errno != ENOMEM)
+		_exit(4);
+	small = malloc(4 << 20);
+	if (!small)
+		_exit(5);
+	free(small);
+	_exit(0);
+}
+
+static void test_huge_alloc(void)
+{
+	char how[64], diag[160];
+	int free_status = run_child(act_huge_alloc, NO_SANDBOX);
+
+	for (int mode = EXT4CELL_SANDBOX_CLASSIC; mode <= EXT4CELL_SANDBOX_IOMAP; mode++) {
+		int status = run_child(act_huge_alloc, mode);
+
+		describe(status, how, sizeof(how));
+		snprintf(diag, sizeof(diag), "mode %d: child %s (0: ENOMEM; 3: mapped), unsandboxed %s",
+			 mode, how, WIFEXITED(free_status) && WEXITSTATUS(free_status) == 3 ?
+			 "mapped it" : "did not map it (no control)");
+		report(WIFEXITED(free_status) && WEXITSTATUS(free_status) == 3 && status == 0,
+		       mode == EXT4CELL_SANDBOX_CLASSIC ?
+		       "a 64 GiB allocation fails with ENOMEM in the classic sandbox (RLIMIT_AS), works outside" :
+		       "a 64 GiB allocation fails with ENOMEM in the iomap sandbox (RLIMIT_AS), works outside",
+		       diag);
+	}
+}
+
 static void act_bad_mode(void)
 {
 	char err[128] = "";
@@ -534,6 +577,7 @@ int main(int argc, char **argv)
 	test_allowed(EXT4CELL_SANDBOX_IOMAP);
 	test_status();
 	test_abort();
+	test_huge_alloc();
 	test_sanitizer_reports();
 	for (const struct ext4cell_trigger *t = ext4cell_triggers; t->name; t++)
 		test_forbidden(t);
