@@ -71,6 +71,13 @@ void ec_set_time(ec_inode *in, enum ec_time which, struct timespec ts);
 struct timespec ec_now(void);
 /* Sets mtime and ctime (dirs after an entry change) or ctime only. */
 int ec_touch(struct ec_ctx *c, ext2_ino_t ino, bool mtime);
+/* ec_touch with mtime, and ec_kill_suidgid first when kill_suidgid is set;
+ * *killed says whether that changed the mode. */
+int ec_touch_modified(struct ec_ctx *c, ext2_ino_t ino, bool kill_suidgid, bool *killed);
+/* What the kernel's VFS does at a write by a caller without CAP_FSETID:
+ * drop setuid, and setgid when the group may execute (else it marks
+ * mandatory locking, which is kept). Whether the mode changed. */
+bool ec_kill_suidgid(ec_inode *in);
 /* Reads an inode and fills a FUSE entry, taking a kernel lookup reference. */
 int ec_make_entry(struct ec_ctx *c, ext2_ino_t ino, struct ec_entry *e);
 uint64_t ec_isize(const ec_inode *in);

@@ -143,7 +143,17 @@ static struct timespec get_time(const ec_inode *in, enum ec_time which)
 	return ts;
 }
 
-int ec_touch(struct ec_ctx *c, ext2_ino_t ino, bool mtime)
+bool ec_kill_suidgid(ec_inode *in)
+{
+	__u16 old = in->i_mode;
+
+	in->i_mode &= (__u16)~LINUX_S_ISUID;
+	if (in->i_mode & LINUX_S_IXGRP)
+		in->i_mode &= (__u16)~LINUX_S_ISGID;
+	return in->i_mode != old;
+}
+
+static int touch(struct ec_ctx *c, ext2_ino_t ino, bool mtime, bool kill_suidgid, bool *killed)
 {
 	ec_inode in;
 	struct timespec now = ec_now();
@@ -151,10 +161,23 @@ int ec_touch(struct ec_ctx *c, ext2_ino_t ino, bool mtime)
 
 	if (rc)
 		return rc;
+	if (kill_suidgid && ec_kill_suidgid(&in))
+		*killed = true;
 	if (mtime)
 		ec_set_time(&in, EC_MTIME, now);
 	ec_set_time(&in, EC_CTIME, now);
 	return ec_write_inode(c, ino, &in);
+}
+
+int ec_touch(struct ec_ctx *c, ext2_ino_t ino, bool mtime)
+{
+	return touch(c, ino, mtime, false, NULL);
+}
+
+int ec_touch_modified(struct ec_ctx *c, ext2_ino_t ino, bool kill_suidgid, bool *killed)
+{
+	*killed = false;
+	return touch(c, ino, true, kill_suidgid, killed);
 }
 
 void ec_inode_stat(struct ec_ctx *c, ext2_ino_t ino, const ec_inode *in, struct stat *st)

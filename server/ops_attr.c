@@ -99,6 +99,8 @@ void ec_op_setattr(struct ec_req *req, uint64_t fino, struct stat *attr, int to_
 	}
 	if (to_set & EC_SET_ATTR_MODE)
 		in.i_mode = (__u16)((in.i_mode & LINUX_S_IFMT) | (attr->st_mode & 07777));
+	else if ((to_set & EC_SET_ATTR_KILL_SUIDGID) && !LINUX_S_ISDIR(in.i_mode))
+		ec_kill_suidgid(&in);
 	set_owner(&in, attr, to_set);
 	if (to_set & EC_SET_ATTR_ATIME)
 		ec_set_time(&in, EC_ATIME, (to_set & EC_SET_ATTR_ATIME_NOW) ? now : attr->st_atim);

@@ -10,14 +10,19 @@ void ec_op_open(struct ec_req *req, uint64_t fino, struct ec_file *fi)
 	struct ec_ctx *c = ec_req_ctx(req);
 	ext2_ino_t ino = ec_ino(fino);
 	ec_inode in;
+	bool killed;
 	int rc = ec_read_inode(c, ino, &in);
 
 	if (!rc && (fi->flags & O_ACCMODE) != O_RDONLY && c->ro)
 		rc = EROFS;
-	if (!rc && (fi->flags & O_TRUNC) && LINUX_S_ISREG(in.i_mode) && ec_isize(&in)) {
+	if (!rc && (fi->flags & O_TRUNC) && LINUX_S_ISREG(in.i_mode) &&
+	    (ec_isize(&in) || fi->kill_suidgid)) {
 		rc = ec_truncate(c, ino, 0);
 		if (!rc)
-			rc = ec_touch(c, ino, true);
+			rc = ec_touch_modified(c, ino, fi->kill_suidgid, &killed);
+		/* the kernel refreshes only size and times after O_TRUNC */
+		if (!rc && killed)
+			ec_notify_attr_changed(req, fino);
 	}
 	if (rc) {
 		ec_reply_err(req, rc);
@@ -53,9 +58,9 @@ void ec_op_write(struct ec_req *req, uint64_t fino, const char *buf, size_t size
 {
 	struct ec_ctx *c = ec_req_ctx(req);
 	ext2_ino_t ino = ec_ino(fino);
+	bool killed;
 	int rc;
 
-	(void)fi;
 	EC_CHECK_RW(c, req);
 	if (off < 0) {
 		ec_reply_err(req, EINVAL);
@@ -63,7 +68,10 @@ void ec_op_write(struct ec_req *req, uint64_t fino, const char *buf, size_t size
 	}
 	rc = ec_write_data(c, ino, buf, size, (uint64_t)off);
 	if (!rc)
-		rc = ec_touch(c, ino, true);
+		rc = ec_touch_modified(c, ino, fi->kill_suidgid, &killed);
+	/* the kernel refreshes only size and times after a write */
+	if (!rc && killed)
+		ec_notify_attr_changed(req, fino);
 	if (rc)
 		ec_reply_err(req, rc);
 	else

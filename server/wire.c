@@ -118,6 +118,18 @@ static int reply_data(struct ec_req *r, const void *p, size_t n)
 	return send_reply(r, 0, &iov, 1);
 }
 
+void ec_notify_attr_changed(struct ec_req *r, uint64_t node)
+{
+	struct fuse_notify_inval_inode_out n = { .ino = node, .off = -1 };
+	struct fuse_out_header oh = { sizeof(oh) + sizeof(n), FUSE_NOTIFY_INVAL_INODE, 0 };
+	struct iovec iov[2] = { { &oh, sizeof(oh) }, { &n, sizeof(n) } };
+
+	/* ENOENT: the kernel has forgotten the inode, nothing is cached */
+	if (writev(r->c->fuse_fd, iov, 2) < 0 && errno != ENOENT)
+		ec_log(EC_LOG_WARNING, "ext4cell-server: %s: attribute notification: %s\n",
+		       r->c->devname, strerror(errno));
+}
+
 int ec_reply_err(struct ec_req *r, int err)
 {
 	return send_reply(r, err, NULL, 0);
@@ -331,10 +343,14 @@ static void do_init(struct ec_req *r, struct args *a)
 	want = FUSE_ASYNC_READ | FUSE_ATOMIC_O_TRUNC | FUSE_BIG_WRITES | FUSE_MAX_PAGES |
 	       FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO | FUSE_AUTO_INVAL_DATA |
 	       FUSE_ASYNC_DIO | FUSE_CACHE_SYMLINKS | FUSE_INIT_EXT;
-	/* ACLs enforced by the kernel; umask and inheritance are ours (acl.c);
-	 * the kernel strips setuid/setgid bits itself (no HANDLE_KILLPRIV) */
+	/* ACLs enforced by the kernel; umask and inheritance are ours (acl.c) */
 	if (!c->opt.fakeroot && (offered & FUSE_POSIX_ACL) && (offered & FUSE_DONT_MASK))
 		want |= FUSE_POSIX_ACL | FUSE_DONT_MASK;
+	/* We drop setuid/setgid where the kernel says (ec_kill_suidgid); the
+	 * kernel still removes security.capability itself, and with SB_NOSEC
+	 * it remembers which files have none, so writes stop costing a
+	 * FUSE_GETXATTR each. (iomap mode: the kernel turns this off again.) */
+	want |= FUSE_HANDLE_KILLPRIV_V2;
 	want &= offered;
 	o.minor = in->minor < FUSE_KERNEL_MINOR_VERSION ? in->minor : FUSE_KERNEL_MINOR_VERSION;
 	/* iomap mode when the kernel offers it and the server may use it */
@@ -376,7 +392,7 @@ static void fill_setattr(const struct fuse_setattr_in *in, struct stat *st, stru
 
 #define SET_ATTR_KNOWN (EC_SET_ATTR_MODE | EC_SET_ATTR_UID | EC_SET_ATTR_GID | EC_SET_ATTR_SIZE | \
 			EC_SET_ATTR_ATIME | EC_SET_ATTR_MTIME | EC_SET_ATTR_ATIME_NOW | \
-			EC_SET_ATTR_MTIME_NOW | EC_SET_ATTR_CTIME)
+			EC_SET_ATTR_MTIME_NOW | EC_SET_ATTR_CTIME | EC_SET_ATTR_KILL_SUIDGID)
 
 /* The requests with names: LOOKUP, MKNOD, MKDIR, SYMLINK, UNLINK, RMDIR,
  * RENAME(2), LINK, CREATE and the xattr ones. Returns false when the request
@@ -526,6 +542,7 @@ static bool dispatch_node(struct ec_req *r, uint32_t op, uint64_t node, struct a
 		if (!m)
 			return false;
 		f.flags = m->flags;
+		f.kill_suidgid = m->open_flags & FUSE_OPEN_KILL_SUIDGID;
 		if (op == FUSE_OPEN)
 			ec_op_open(r, node, &f);
 		else
@@ -556,6 +573,7 @@ static bool dispatch_node(struct ec_req *r, uint32_t op, uint64_t node, struct a
 			return false;
 		f.fh = m->fh;
 		f.flags = m->flags;
+		f.kill_suidgid = m->write_flags & FUSE_WRITE_KILL_SUIDGID;
 		ec_op_write(r, node, data, m->size, m->offset, &f);
 		return true;
 	}

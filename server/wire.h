@@ -35,6 +35,9 @@ struct ec_file {
 	uint64_t fh;
 	uint32_t flags;		/* open(2) flags */
 	bool keep_cache, direct_io;
+	/* HANDLE_KILLPRIV_V2: a WRITE, or an OPEN with O_TRUNC, by a caller
+	 * without CAP_FSETID drops the setuid/setgid bits (ec_kill_suidgid) */
+	bool kill_suidgid;
 };
 
 /* SETATTR's "what to set" bits: the kernel's FATTR_* values. */
@@ -48,6 +51,7 @@ enum {
 	EC_SET_ATTR_ATIME_NOW = 1 << 7,
 	EC_SET_ATTR_MTIME_NOW = 1 << 8,
 	EC_SET_ATTR_CTIME = 1 << 10,
+	EC_SET_ATTR_KILL_SUIDGID = 1 << 11,	/* drop setuid/setgid (ec_kill_suidgid) */
 };
 
 #define EC_ROOT_ID 1	/* the root's node id in FUSE */
@@ -72,6 +76,10 @@ int ec_reply_write(struct ec_req *r, size_t count);
 int ec_reply_statfs(struct ec_req *r, const struct statvfs *st);
 int ec_reply_xattr(struct ec_req *r, size_t size);
 int ec_reply_lseek(struct ec_req *r, uint64_t off);
+/* Before the reply to r: tells the kernel that the attributes of node
+ * changed behind its back (FUSE_NOTIFY_INVAL_INODE, attributes only), as
+ * when the server dropped setuid at a write. Failure is only logged. */
+void ec_notify_attr_changed(struct ec_req *r, uint64_t node);
 
 /* Directory entries for READDIR and READDIRPLUS replies: the size the entry
  * takes; it is written into buf only when that fits in bufsize. */
