@@ -28,9 +28,10 @@ void ec_wire_stop(void)
 
 /* Requests served, for the summary at the end (iomap mode: file data must
  * not show up as READ and WRITE; GETXATTR: what writes cost in privilege
- * checks; GETATTR: what metadata operations cost in attribute refreshes). */
+ * checks; GETATTR: what metadata operations cost in attribute refreshes;
+ * FLUSH: what closes cost). */
 static struct {
-	unsigned long long all, read, write, begin, ioend, getxattr, getattr;
+	unsigned long long all, read, write, begin, ioend, getxattr, getattr, flush;
 } served;
 
 static void count(uint32_t op)
@@ -42,6 +43,7 @@ static void count(uint32_t op)
 	served.ioend += op == FUSE_IOMAP_IOEND_OP;
 	served.getxattr += op == FUSE_GETXATTR;
 	served.getattr += op == FUSE_GETATTR;
+	served.flush += op == FUSE_FLUSH;
 }
 
 /* A request's payload after the header, consumed front to back. */
@@ -735,9 +737,9 @@ int ec_wire_loop(struct ec_ctx *c)
 	}
 	free(buf);
 	ec_log(EC_LOG_INFO, "ext4cell-server: %s: requests: %llu in all, %llu READ, %llu WRITE, "
-	       "%llu IOMAP_BEGIN, %llu IOMAP_IOEND, %llu GETXATTR, %llu GETATTR (%s mode)\n",
+	       "%llu IOMAP_BEGIN, %llu IOMAP_IOEND, %llu GETXATTR, %llu GETATTR, %llu FLUSH (%s mode)\n",
 	       c->devname, served.all, served.read, served.write, served.begin, served.ioend,
-	       served.getxattr, served.getattr,
+	       served.getxattr, served.getattr, served.flush,
 	       c->iomap ? "iomap" : "classic");
 	return rc;
 }

@@ -185,13 +185,16 @@ PY
 # creates DEV NAME: 64 files created in one directory on a fresh mount ask
 # the server for the directory's attributes a few times, not once per file
 # (each create used to invalidate the parent's mode for the next
-# permission check)
+# permission check), and their closes send no FUSE_FLUSH (FOPEN_NOFLUSH)
 creates() {
 	mount_ec "$1" "$2/creates" || return
 	check "$2/creates/files" bash -c "mkdir $mnt/c && cd $mnt/c && touch \$(seq -f f%g 64) &&
 		[ \$(ls | wc -l) = 64 ]"
 	umount_ec
 	check "$2/creates/getattrs" bash -c "grep -Eq ' [0-9] GETATTR| 1[0-5] GETATTR' /tmp/counts ||
+		{ cat /tmp/counts; exit 1; }"
+	# each touch closes its file: FOPEN_NOFLUSH, and the kernel sends no FUSE_FLUSH
+	check "$2/creates/no-flushes" bash -c "grep -Eq ' [0-7] FLUSH' /tmp/counts ||
 		{ cat /tmp/counts; exit 1; }"
 }
 
