@@ -4,8 +4,8 @@
  * reads and writes, truncates, fallocate, fsync, syncfs, SEEK_DATA/HOLE,
  * FIEMAP, stat, xattrs, readdir, copy_file_range, page cache drops. Errors
  * are expected and only counted (SIGBUS of a mapping too); what may not
- * happen is an operation that takes longer than 20 s (SIGALRM kills the
- * process) or a process that dies otherwise.
+ * happen is an operation that takes longer than 20 s (SIGALRM: the worker
+ * names it and exits with status 3) or a process that dies otherwise.
  *   iomap-chaos MNT SEED SECONDS [PROCS]
  * Prints "ops=N errors=N sigbus=N", exit status 0, or a line starting with
  * "FAIL:" and status 1. */
@@ -43,6 +43,7 @@ static struct {
 	uint8_t *buf;
 	unsigned long ops, errors, sigbus;
 	sigjmp_buf bus;
+	volatile int op;	/* the operation under way (one_op's case) */
 } c;
 
 static uint64_t rnd(void)
@@ -62,6 +63,23 @@ static void on_bus(int sig)
 {
 	(void)sig;
 	siglongjmp(c.bus, 1);
+}
+
+static void on_alarm(int sig)
+{
+	static const char *const what[] = {
+		"open", "open", "pread", "pread", "pwrite", "pwrite", "mmap", "ftruncate",
+		"fallocate", "fsync", "lseek", "FIEMAP", "fgetxattr", "readdir",
+		"copy_file_range", "fadvise",
+	};
+	const char *name = what[c.op & 15];
+	static const char tail[] = " took over 20 s\n";
+
+	(void)sig;
+	if (write(1, "FAIL: ", 6) < 0 || write(1, name, strlen(name)) < 0 ||
+	    write(1, tail, sizeof(tail) - 1) < 0)
+		_exit(4);
+	_exit(3);
 }
 
 static void count(long r)
@@ -187,7 +205,8 @@ static void one_op(void)
 	char val[64];
 
 	range(&off, &len);
-	switch (below(16)) {
+	c.op = (int)below(16);
+	switch (c.op) {
 	case 0: case 1:
 		op_open();
 		break;
@@ -237,6 +256,7 @@ static void one_op(void)
 static int worker(int seed, time_t end)
 {
 	c.rng = (uint64_t)seed * 0x9E3779B97F4A7C15ULL + 1;
+	signal(SIGALRM, on_alarm);
 	for (int i = 0; i < NFDS; i++) {
 		char path[512];
 
@@ -255,6 +275,7 @@ static int worker(int seed, time_t end)
 int main(int argc, char **argv)
 {
 	unsigned long ops = 0, errors = 0, sigbus = 0, o, e, b;
+	char line[256];
 	int seed, procs, p[2], st, fail = 0;
 	time_t end;
 	FILE *in;
@@ -287,10 +308,12 @@ int main(int argc, char **argv)
 		errors += e;
 		sigbus += b;
 	}
+	/* a worker's FAIL line stops the scan: pass it on */
+	while (in && fgets(line, sizeof(line), in))
+		fputs(line, stdout);
 	while (wait(&st) > 0) {
 		if (WIFSIGNALED(st)) {
-			printf("FAIL: a worker died of signal %d%s\n", WTERMSIG(st),
-			       WTERMSIG(st) == SIGALRM ? " (an operation took over 20 s)" : "");
+			printf("FAIL: a worker died of signal %d\n", WTERMSIG(st));
 			fail = 1;
 		} else if (WEXITSTATUS(st)) {
 			printf("FAIL: a worker exited with status %d\n", WEXITSTATUS(st));
