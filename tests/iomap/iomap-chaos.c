@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "xorshift.h"
+
 #define OP_SECONDS	20
 #define MAX_IO		(256 * 1024)
 #define SPAN		(4ULL << 20)	/* offsets used: the files and past them */
@@ -48,15 +50,12 @@ static struct {
 
 static uint64_t rnd(void)
 {
-	c.rng ^= c.rng << 13;
-	c.rng ^= c.rng >> 7;
-	c.rng ^= c.rng << 17;
-	return c.rng;
+	return xs_next(&c.rng);
 }
 
 static uint64_t below(uint64_t n)
 {
-	return n ? rnd() % n : 0;
+	return xs_below(&c.rng, n);
 }
 
 static void on_bus(int sig)

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "wshadow.h"
+#include "xorshift.h"
 
 #define BLOCK		4096
 #define NBLOCKS		64	/* w spans at most this many blocks */
@@ -68,14 +69,6 @@ static void __attribute__((format(printf, 1, 2))) tfail(const char *fmt, ...)
 static bool failed(void)
 {
 	return __atomic_load_n(&r.failure[0], __ATOMIC_RELAXED) != 0;
-}
-
-static uint64_t next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
 }
 
 /* The byte at off in generation gen: the high nibble depends on off only */
@@ -156,7 +149,7 @@ static void *owner(void *arg)
 
 	if (!posix_memalign((void **)&buf, BLOCK, BLOCK) && (how != 2 || map)) {
 		for (long i = 1; i <= r.iters && !failed(); i++) {
-			uint64_t b = next(&s) % (NBLOCKS / 3) * 3 + how;
+			uint64_t b = xs_next(&s) % (NBLOCKS / 3) * 3 + how;
 
 			if (!write_block(how, map, b, (unsigned int)i, buf))
 				break;
@@ -201,7 +194,7 @@ static void *reader(void *arg)
 	if (posix_memalign((void **)&buf, BLOCK, 4 * BLOCK))
 		return NULL;
 	while (r.writers && !failed()) {
-		uint64_t off = next(&s) % (NBLOCKS - 4) * BLOCK, len = 4 * BLOCK;
+		uint64_t off = xs_next(&s) % (NBLOCKS - 4) * BLOCK, len = 4 * BLOCK;
 		ssize_t n;
 
 		if (how == 2) {
@@ -240,7 +233,7 @@ static void *truncater(void *arg)
 		return NULL;
 	}
 	for (long i = 1; i <= r.iters && !failed(); i++) {
-		uint64_t v = next(&s), off = v % (NBLOCKS * BLOCK - 2 * BLOCK);
+		uint64_t v = xs_next(&s), off = v % (NBLOCKS * BLOCK - 2 * BLOCK);
 		size_t len = 1 + (v >> 32) % (2 * BLOCK);
 
 		if (v & (1ULL << 62)) {
@@ -279,7 +272,7 @@ static void *writer(void *arg)
 	(void)arg;
 	if (map && !posix_memalign((void **)&buf, BLOCK, BLOCK)) {
 		for (long i = 1; i <= r.iters && !failed(); i++)
-			if (!write_block(i % 3, map, next(&s) % NBLOCKS, (unsigned int)i, buf))
+			if (!write_block(i % 3, map, xs_next(&s) % NBLOCKS, (unsigned int)i, buf))
 				break;
 		free(buf);
 	}

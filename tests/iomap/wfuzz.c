@@ -10,6 +10,7 @@
 
 #include "../../proto/fuse_iomap.h"
 #include "wfuzz.h"
+#include "xorshift.h"
 
 #define FZ_MAX_PAYLOAD	(256 * 1024)
 
@@ -22,15 +23,12 @@ static struct {
 
 static uint64_t rnd(void)
 {
-	fz.rng ^= fz.rng << 13;
-	fz.rng ^= fz.rng >> 7;
-	fz.rng ^= fz.rng << 17;
-	return fz.rng;
+	return xs_next(&fz.rng);
 }
 
 static uint64_t below(uint64_t n)
 {
-	return n ? rnd() % n : 0;
+	return xs_below(&fz.rng, n);
 }
 
 /* Values that sit on the edges the kernel has to check. */
