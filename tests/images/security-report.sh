@@ -87,9 +87,9 @@ part containment bash -c "'$repo/build/test/tests/unit/seccomp_test'; bash '$rep
 		echo "tests/iomap/iomap-test-server --fuzz SEED under iomap-chaos (2 processes, 15 s);" \
 			"every fourth seed in classic mode."
 		echo
-		echo "| seed | mode | replies | mutated | refused writes | notifications | workload ops | result |"
+		echo "| seed | mode | replies | mutated | refused writes | notifications (dropped) | workload ops | result |"
 		echo "|---|---|---|---|---|---|---|---|"
-		sed -n 's/^guest: case fuzz-\([0-9]*\) ok: \([^ ]*\) replies=\([0-9]*\) mutated=\([0-9]*\) rejected=\([0-9]*\) notified=\([0-9]*\) ops=\([0-9]*\).*/| \1 | \2 | \3 | \4 | \5 | \6 | \7 | ok |/p' \
+		sed -n 's/^guest: case fuzz-\([0-9]*\) ok: \([^ ]*\) replies=\([0-9]*\) mutated=\([0-9]*\) rejected=\([0-9]*\) notified=\([0-9]*\) dropped=\([0-9]*\) ops=\([0-9]*\).*/| \1 | \2 | \3 | \4 | \5 | \6 (\7) | \8 | ok |/p' \
 			"$tmp/fuzz.tap" | sed 's/| --no-iomap |/| classic |/'
 		sed -n 's/^guest: case fuzz-\([0-9]*\) FAIL: \(.*\)/| \1 | | | | | | | FAILED: \2 |/p' "$tmp/fuzz.tap"
 	fi

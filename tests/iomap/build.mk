@@ -3,7 +3,7 @@
 $(BUILD)/tests/iomap-test-server: $(BUILD)/tests/iomap/iomap-test-server.o \
 		$(BUILD)/tests/iomap/wfile.o $(BUILD)/tests/iomap/wdefer.o \
 		$(BUILD)/tests/iomap/wfuzz.o
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(LDFLAGS) -pthread -o $@ $^
 $(BUILD)/tests/iomap-check: $(BUILD)/tests/iomap/iomap-check.o \
 		$(BUILD)/tests/iomap/whostile.o $(BUILD)/tests/iomap/wmodify.o \
 		$(BUILD)/tests/iomap/wshadow.o $(BUILD)/tests/iomap/wdurable.o \

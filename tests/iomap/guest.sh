@@ -4,11 +4,11 @@
 # one line per case: 'case NAME ok[: detail]' or 'case NAME FAIL: why'.
 # PART "exercise" runs only the random-operation exerciser (FSX_OPS operations
 # for each seed of FSX_SEEDS, cases fsx-SEED) and the concurrency cases
-# (race-*), "fuzz" the fuzzed hostile server for the seeds SEEDS (default
-# FUZZ_SEEDS, cases fuzz-SEED; make security-report), "main" everything
-# else, "all" (the default) "exercise" and "main"; the suite runs "main" and
-# "exercise" in two guests at once. With "fuzz", /dev/vdb, when the guest
-# has it, is a bystander disk the fuzzed server must not change.
+# (race-*) and the fuzzed hostile server for FUZZ_SEEDS (cases fuzz-SEED),
+# "fuzz" only the fuzzed server, for the seeds SEEDS (default FUZZ_SEEDS),
+# "main" everything else, "all" (the default) all; the suite runs "main" and
+# "exercise" in two guests at once. /dev/vdb, when the guest has it and the
+# part is not "main", is a bystander disk the fuzzed server must not change.
 # Usage: guest.sh BINDIR [PART [SEEDS]] (BINDIR: the tests/iomap programs)
 set -u
 bin=$1 part=${2:-all} dev=/dev/vda mnt=/tmp/iomap.mnt
@@ -111,7 +111,10 @@ if [ "$part" != main ]; then
 	exercise race-truncate-writeback $bin/iomap-race $mnt $dev truncate-writeback 2000
 	exercise race-readers $bin/iomap-race $mnt $dev readers 600
 	exercise race-punch-writeback $bin/iomap-race $mnt $dev punch-writeback 3
+	# last: the fuzzed server may write anywhere on $dev
+	for seed in $FUZZ_SEEDS; do fuzz "$seed"; done
 	[ "$part" = exercise ] && exit 0
+	$chk fill $dev || { echo "case setup FAIL: cannot fill $dev again"; exit 1; }
 fi
 
 # The good server: every check of iomap-check verify is a case.

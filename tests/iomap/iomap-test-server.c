@@ -979,8 +979,11 @@ int main(int argc, char **argv)
 				_exit(1);
 			if (ih->opcode == FUSE_INIT) {
 				do_init(ih->unique, (void *)(ih + 1), p[1]);
-				if (s.fuzz_seed)
-					fz_start(s.fuzz_seed, s.fuse_fd, s.dev_size, s.fuzz_log);
+				if (s.fuzz_seed && fz_start(s.fuzz_seed, s.fuse_fd, s.dev_size,
+								s.fuzz_log) < 0) {
+					perror("iomap-test-server: --fuzz");
+					_exit(1);
+				}
 				break;
 			}
 			reply(ih->unique, EIO, NULL, 0);

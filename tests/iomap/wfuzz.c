@@ -3,6 +3,7 @@
  * same sequence of decisions (the kernel's timing still varies the rest). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -13,13 +14,49 @@
 #include "xorshift.h"
 
 #define FZ_MAX_PAYLOAD	(256 * 1024)
+#define FZ_NOTES	64	/* notifications queued for the notifier thread */
+#define FZ_NOTE_MAX	(sizeof(struct fuse_out_header) + 64)
 
 static struct {
 	int on, fd, log_fd;
 	uint64_t rng, dev_size;
-	uint64_t replies, mutated, rejected, notified;
+	uint64_t replies, mutated, rejected, notified, dropped;
 	uint8_t buf[FZ_MAX_PAYLOAD + 4096];
 } fz = { .log_fd = -1 };
+
+/* Notifications go out from their own thread, as a FUSE server's must: the
+ * kernel may need an answer from the server before it can apply one (an
+ * INVAL_INODE waits for folios that writeback keeps locked while it asks for
+ * a write mapping; an INVAL_ENTRY for a directory that a pending CREATE
+ * holds), so one pushed by the thread that answers can deadlock the server
+ * with the kernel. A full queue drops the notification. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	unsigned int head, tail;	/* head - tail queued */
+	size_t len[FZ_NOTES];
+	uint8_t msg[FZ_NOTES][FZ_NOTE_MAX];
+} nq = { .lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER };
+
+static void *notifier(void *arg)
+{
+	uint8_t msg[FZ_NOTE_MAX];
+	size_t len;
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&nq.lock);
+		while (nq.head == nq.tail)
+			pthread_cond_wait(&nq.more, &nq.lock);
+		len = nq.len[nq.tail % FZ_NOTES];
+		memcpy(msg, nq.msg[nq.tail % FZ_NOTES], len);
+		nq.tail++;
+		pthread_mutex_unlock(&nq.lock);
+		/* the kernel refuses most of them: that is the point */
+		if (write(fz.fd, msg, len) < 0 && errno == ENODEV)
+			return NULL;
+	}
+}
 
 static uint64_t rnd(void)
 {
@@ -86,31 +123,53 @@ static void rejected(uint64_t unique, size_t len)
 	}
 }
 
-/* A notification with random or edge contents. */
+/* A notification with random or edge contents, queued for the notifier. */
 static void notify(void)
 {
 	static const int32_t codes[] = {
 		FUSE_NOTIFY_POLL, FUSE_NOTIFY_INVAL_INODE, FUSE_NOTIFY_INVAL_ENTRY,
 		FUSE_NOTIFY_STORE, FUSE_NOTIFY_RETRIEVE, FUSE_NOTIFY_DELETE, 7, 99, 100, 101,
 	};
+	struct fuse_out_header oh = { 0, codes[below(sizeof(codes) / sizeof(codes[0]))], 0 };
 	uint64_t w[8];
 	size_t len = 8 * (1 + below(8));
+	uint8_t *msg;
 
 	for (size_t i = 0; i < 8; i++)
 		w[i] = below(2) ? edge(0) : 1 + below(5);	/* small: inode numbers */
-	fz.notified++;
-	send(0, codes[below(sizeof(codes) / sizeof(codes[0]))],
-	     (uint32_t)(sizeof(struct fuse_out_header) + len), w, len);
+	oh.len = (uint32_t)(sizeof(oh) + len);
+	pthread_mutex_lock(&nq.lock);
+	if (nq.head - nq.tail == FZ_NOTES) {
+		fz.dropped++;
+	} else {
+		fz.notified++;
+		msg = nq.msg[nq.head % FZ_NOTES];
+		memcpy(msg, &oh, sizeof(oh));
+		memcpy(msg + sizeof(oh), w, len);
+		nq.len[nq.head++ % FZ_NOTES] = oh.len;
+		pthread_cond_signal(&nq.more);
+	}
+	pthread_mutex_unlock(&nq.lock);
 }
 
-void fz_start(uint64_t seed, int fuse_fd, uint64_t dev_size, const char *log)
+int fz_start(uint64_t seed, int fuse_fd, uint64_t dev_size, const char *log)
 {
+	pthread_t t;
+	int e;
+
 	fz.rng = seed * 0x9E3779B97F4A7C15ULL + 1;
 	fz.fd = fuse_fd;
 	fz.dev_size = dev_size;
 	if (log)
 		fz.log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	e = pthread_create(&t, NULL, notifier, NULL);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	pthread_detach(t);
 	fz.on = 1;
+	return 0;
 }
 
 int fz_active(void)
@@ -125,9 +184,13 @@ void fz_flush_log(void)
 
 	if (fz.log_fd < 0)
 		return;
-	n = snprintf(line, sizeof(line), "replies=%llu mutated=%llu rejected=%llu notified=%llu\n",
+	pthread_mutex_lock(&nq.lock);
+	n = snprintf(line, sizeof(line),
+		     "replies=%llu mutated=%llu rejected=%llu notified=%llu dropped=%llu\n",
 		     (unsigned long long)fz.replies, (unsigned long long)fz.mutated,
-		     (unsigned long long)fz.rejected, (unsigned long long)fz.notified);
+		     (unsigned long long)fz.rejected, (unsigned long long)fz.notified,
+		     (unsigned long long)fz.dropped);
+	pthread_mutex_unlock(&nq.lock);
 	/* the counts only grow: each line covers the last */
 	if (pwrite(fz.log_fd, line, (size_t)n, 0) != n)
 		fz.log_fd = -1;
