@@ -81,7 +81,7 @@ fuzz: fuzz-build
 	bash fuzz/run.sh $(FUZZ_SECONDS)
 
 SECURITY_SEEDS ?= 100
-SECURITY_GUEST_SEEDS ?= 10
+SECURITY_GUEST_SEEDS ?= 5
 SECURITY_FUZZ_SEEDS ?= 24
 security-report: | $(AFTER_DEPS)
 	$(MAKE) -s BUILD=build/test SANITIZE=1 all

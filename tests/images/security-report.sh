@@ -6,13 +6,13 @@
 # iomap and classic mode (tests/qemu/crafted.suite); the containment of a
 # compromised server (the sandbox's triggers, resource limits and the
 # helper's answers to hostile servers: tests/unit/seccomp_test,
-# seccomp.suite, helper.suite, helper-user.suite); FUZZ-SEEDS runs of a server fuzzing its replies against
-# the kernel (tests/iomap/guest.sh fuzz). Prints the TAP lines of failures,
-# then the report, which also goes to build/security-report.md; exit status
-# 1 when anything failed. The guest parts need the test kernel (make kernel).
+# seccomp.suite, helper.suite, helper-user.suite); FUZZ-SEEDS runs of a
+# server fuzzing its replies against the kernel (tests/iomap/guest.sh fuzz).
+# Prints the TAP lines of failures, then the report, which also goes to
+# build/security-report.md; exit status 1 when anything failed. The guest parts need the test kernel (make kernel).
 # usage: security-report.sh SEEDS [GUEST-SEEDS [FUZZ-SEEDS]]
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-seeds=${1:-100} gseeds=${2:-10} fseeds=${3:-24}
+seeds=${1:-100} gseeds=${2:-5} fseeds=${3:-24}
 for n in "$seeds" "$gseeds" "$fseeds"; do
 	[[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "security-report: seed counts are positive numbers (got '$n')" >&2; exit 2; }
 done
