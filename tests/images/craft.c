@@ -282,7 +282,11 @@ static int extents(void)
 		err = io_channel_read_blk64(fs->io, leaf, 1, buf);
 	if (!err) {
 		damage_node((uint8_t *)buf, fs->blocksize);
-		ext2fs_extent_block_csum_set(fs, ino, (struct ext3_extent_header *)buf);
+		/* libext2fs finds the checksum after eh_max entries: only
+		 * where that is inside the block (else the sum stays wrong) */
+		if (12 + 12 * (size_t)((struct ext3_extent_header *)buf)->eh_max + 4 <=
+		    fs->blocksize)
+			ext2fs_extent_block_csum_set(fs, ino, (struct ext3_extent_header *)buf);
 		err = io_channel_write_blk64(fs->io, leaf, 1, buf);
 	}
 	ext2fs_free_mem(&buf);
