@@ -14,6 +14,9 @@
 #                   guest (both modes), containment, a fuzzing server vs the kernel
 #   make bench      kernel ext4, fuse2fs, ext4cell classic and iomap side by side
 #                   in one guest on the bench kernel (bench/bench.sh; never a test)
+#   make fstests    fstests (FSTESTS_GROUP, default quick, or FSTESTS_LIST=FILE) on
+#                   FSTESTS_TARGETS (ext4 fuse2fs ext4cell-classic ext4cell-iomap),
+#                   one guest each on the bench kernel; table in build/fstests
 # Each component directory has a build.mk that adds its programs to PROGRAMS.
 
 BUILD     ?= build
@@ -44,7 +47,7 @@ PROGRAMS :=
 -include $(wildcard */build.mk tests/*/build.mk)
 
 .PHONY: all deps kernel kernel-bisect check check-fresh demo bench fuzz fuzz-build clean \
-	security-report
+	security-report fstests
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c | $(AFTER_DEPS)
@@ -88,6 +91,11 @@ security-report: | $(AFTER_DEPS)
 	$(MAKE) -s all
 	bash kernel/build.sh test
 	bash tests/images/security-report.sh $(SECURITY_SEEDS) $(SECURITY_GUEST_SEEDS) $(SECURITY_FUZZ_SEEDS)
+
+fstests: | $(AFTER_DEPS)
+	$(MAKE) -s all
+	bash kernel/build.sh bench
+	bash tests/fstests/run.sh
 
 bench: | $(AFTER_DEPS)
 	bash bench/bench.sh

@@ -10,6 +10,8 @@ pkgs=(
 	debootstrap attr acl util-linux procps systemd valgrind
 	sparse fio
 	clang-14 libclang-rt-14-dev
+	xfsprogs xfslibs-dev libtool autoconf automake uuid-dev libattr1-dev libacl1-dev libaio-dev
+	liburing-dev libgdbm-dev libinih-dev libicu-dev gawk psmisc dbench quota
 )
 missing=()
 for p in "${pkgs[@]}"; do
