@@ -96,6 +96,7 @@ watch_tests() {
 		fi
 	done
 }
+: >/tmp/hung
 mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null
 watch_tests &
 wpid=$!
@@ -122,7 +123,7 @@ awk '
 	}' /tmp/check.out >/tmp/lines
 while read -r t; do
 	sed -i "s|^fstests: $t fail |fstests: $t hung (killed after ${watchdog} s) |" /tmp/lines
-done </tmp/hung 2>/dev/null
+done </tmp/hung
 cat /tmp/lines
 grep -E "^(Ran|Not run|Failures|Passed)" /tmp/check.out | sed 's/^/fstests-summary: /'
 dmesg >/tmp/results/dmesg

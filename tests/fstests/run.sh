@@ -93,7 +93,7 @@ tests=$(cat "$tmp"/*.res 2>/dev/null | cut -d' ' -f1 | sort -u)
 	done
 	for k in pass fail notrun hung; do
 		printf '| **%s** |' "$k"
-		for t in $targets; do printf ' %s |' "$(grep -c " $k" "$tmp/$t.res" 2>/dev/null)"; done
+		for t in $targets; do printf ' %s |' "$(grep -c "^[^ ]* $k" "$tmp/$t.res" 2>/dev/null)"; done
 		echo
 	done
 	printf '| **wall time (s)** |'; for t in $targets; do printf ' %s |' "$(cat "$tmp/$t.time")"; done; echo
