@@ -42,7 +42,7 @@ static const char *const dropped_prefix[] = { "x-", "comment=", "user=", NULL };
 /* Options of ext4cell-server (server/options.c), passed on. */
 static const char *const server[] = {
 	"kernel", "allow_other", "fakeroot", "norecovery", "noload", "debug", "acl",
-	"user_xattr", "default_permissions", NULL,
+	"user_xattr", "default_permissions", "flush", NULL,
 };
 static const char *const server_prefix[] = { "errors=", "uid=", "gid=", "iomap=", NULL };
 

@@ -30,6 +30,7 @@ struct ec_ctx {
 	bool iomap_allowed;	/* the connection was marked for iomap (helper) */
 	bool iomap;		/* iomap mode negotiated (ops_iomap.c) */
 	uint32_t dev_id;	/* the device's id with the kernel, iomap mode */
+	bool unsynced;		/* changed since the device was last synced */
 };
 
 /* Inode numbers: FUSE's root is 1, ext2's is 2 (ext2 inode 1 is never served). */

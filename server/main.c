@@ -61,6 +61,9 @@ static const char usage[] =
 "  iomap=auto|on|off\n"
 "                   FUSE iomap on a connection mount.fuse.ext4 marked: when the\n"
 "                   kernel offers it (auto, default), required (on), never (off)\n"
+"  flush            closing a file after a change writes everything back and\n"
+"                   syncs the device (removable media: FUSE never passes sync(2)\n"
+"                   on to the server)\n"
 "  debug            log every FUSE request\n"
 "  acl, user_xattr, nodev, nosuid, noexec, noatime, relatime, defaults\n"
 "                   accepted and ignored (always on, or the kernel's business)\n";

@@ -78,10 +78,20 @@ void ec_op_write(struct ec_req *req, uint64_t fino, const char *buf, size_t size
 		ec_reply_write(req, size);
 }
 
+/* A close. With the flush option, a close after a change writes everything
+ * back and syncs the device, so what was closed survives the disk being
+ * pulled out (FUSE never passes sync(2) and syncfs(2) on to its servers). */
 void ec_op_flush(struct ec_req *req, uint64_t ino, struct ec_file *fi)
 {
-	(void)ino, (void)fi;
-	ec_reply_err(req, 0);
+	struct ec_ctx *c = ec_req_ctx(req);
+	errcode_t err = 0;
+
+	(void)fi;
+	if (c->opt.flush && c->unsynced && !c->ro) {
+		err = ext2fs_flush2(c->fs, 0);
+		c->unsynced = err != 0;
+	}
+	ec_reply_err(req, ec_errno(c, err, ec_ino(ino), "flush"));
 }
 
 void ec_op_release(struct ec_req *req, uint64_t ino, struct ec_file *fi)
@@ -97,6 +107,8 @@ void ec_op_fsync(struct ec_req *req, uint64_t ino, int datasync, struct ec_file 
 	errcode_t err = c->ro ? 0 : ext2fs_flush2(c->fs, 0);
 
 	(void)datasync, (void)fi;
+	if (!err)
+		c->unsynced = false;
 	ec_reply_err(req, ec_errno(c, err, ec_ino(ino), "fsync"));
 }
 

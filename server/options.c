@@ -48,6 +48,7 @@ static int parse_one(struct ec_options *o, const char *opt, char *err, size_t er
 		{ "norecovery", offsetof(struct ec_options, norecovery), true },
 		{ "noload", offsetof(struct ec_options, norecovery), true },
 		{ "debug", offsetof(struct ec_options, debug), true },
+		{ "flush", offsetof(struct ec_options, flush), true },
 	};
 	static const char *const errvals[] = { NULL, "continue", "remount-ro", "panic" };
 	static const char *const iomapvals[] = { "auto", "on", "off" };

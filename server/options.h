@@ -29,6 +29,7 @@ struct ec_options {
 	bool fakeroot;		/* no permission checks at all */
 	bool norecovery;	/* do not replay the journal (forces ro) */
 	bool debug;		/* log every request */
+	bool flush;		/* a close after a change syncs everything (media) */
 	enum ec_errors errors;
 	enum ec_iomap iomap;
 	bool has_uid, has_gid;	/* uid=/gid=: owner shown for every inode */

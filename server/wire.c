@@ -10,6 +10,7 @@
 #include "../proto/fuse_iomap.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,23 @@ static void count(uint32_t op)
 	served.getxattr += op == FUSE_GETXATTR;
 	served.getattr += op == FUSE_GETATTR;
 	served.flush += op == FUSE_FLUSH;
+}
+
+/* Whether a request may change the filesystem (what the flush option syncs
+ * at the next close): every metadata change, data written through FUSE, and
+ * in iomap mode the mappings for writes and their completions. */
+static bool changes(uint32_t op)
+{
+	switch (op) {
+	case FUSE_SETATTR: case FUSE_SYMLINK: case FUSE_MKNOD: case FUSE_MKDIR:
+	case FUSE_UNLINK: case FUSE_RMDIR: case FUSE_RENAME: case FUSE_RENAME2:
+	case FUSE_LINK: case FUSE_CREATE: case FUSE_WRITE: case FUSE_SETXATTR:
+	case FUSE_REMOVEXATTR: case FUSE_FALLOCATE: case FUSE_COPY_FILE_RANGE:
+	case FUSE_IOMAP_BEGIN_OP: case FUSE_IOMAP_IOEND_OP:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* A request's payload after the header, consumed front to back. */
@@ -193,13 +211,15 @@ int ec_reply_entry(struct ec_req *r, const struct ec_entry *e)
 	return reply_data(r, &o, sizeof(o));
 }
 
-static void fill_open(struct fuse_open_out *o, const struct ec_file *f)
+static void fill_open(struct fuse_open_out *o, const struct ec_file *f, const struct ec_ctx *c)
 {
 	memset(o, 0, sizeof(*o));
 	o->fh = f->fh;
-	/* FLUSH would do nothing: writes reach the filesystem as they come */
-	o->open_flags = (f->keep_cache ? FOPEN_KEEP_CACHE : 0) | (f->direct_io ? FOPEN_DIRECT_IO : 0) |
-			FOPEN_NOFLUSH;
+	o->open_flags = (f->keep_cache ? FOPEN_KEEP_CACHE : 0) | (f->direct_io ? FOPEN_DIRECT_IO : 0);
+	/* FLUSH would do nothing (writes reach the filesystem as they come),
+	 * but with the flush option at the close of a file open for writing */
+	if (!c->opt.flush || (f->flags & O_ACCMODE) == O_RDONLY)
+		o->open_flags |= FOPEN_NOFLUSH;
 }
 
 int ec_reply_create(struct ec_req *r, const struct ec_entry *e, const struct ec_file *f)
@@ -210,7 +230,7 @@ int ec_reply_create(struct ec_req *r, const struct ec_entry *e, const struct ec_
 	} out;
 
 	fill_entry(&out.e, e);
-	fill_open(&out.o, f);
+	fill_open(&out.o, f, r->c);
 	return reply_data(r, &out, sizeof(out));
 }
 
@@ -227,7 +247,7 @@ int ec_reply_open(struct ec_req *r, const struct ec_file *f)
 {
 	struct fuse_open_out o;
 
-	fill_open(&o, f);
+	fill_open(&o, f, r->c);
 	return reply_data(r, &o, sizeof(o));
 }
 
@@ -675,6 +695,7 @@ static void dispatch(struct ec_ctx *c, const char *buf, size_t n)
 	r.gid = h->gid;
 	r.pid = h->pid;
 	count(h->opcode);
+	c->unsynced |= changes(h->opcode);
 	if (c->opt.debug)
 		ec_log(EC_LOG_DEBUG, "ext4cell-server: request %llu: opcode %u node %llu, %zu "
 		       "bytes\n", (unsigned long long)h->unique, h->opcode,
