@@ -1,5 +1,6 @@
 /* tests/host/posix.c: POSIX behaviour suite run on a mounted filesystem.
- * usage: posix DIR PREFIX [TEST...]  -- runs each test in a fresh DIR/NAME
+ * usage: posix DIR PREFIX [TEST | -TEST]...  -- runs each test (those named,
+ * none of those named with a '-' before) in a fresh DIR/NAME
  * directory and prints "ok - PREFIX/NAME" or "not ok - PREFIX/NAME" with
  * "# ..." diagnostics. Exit status 1 when a test failed. */
 #include <dirent.h>
@@ -599,16 +600,22 @@ static const struct test tests[] = {
 	{ "permissions", t_permissions }, { "fallocate", t_fallocate }, { "seek", t_seek },
 };
 
+/* TEST... runs the tests named; -TEST leaves one out (of all, when no test is named) */
 static bool selected(const char *name, int argc, char **argv)
 {
+	bool named = false, picked = false;
 	int i;
 
-	if (argc <= 3)
-		return true;
-	for (i = 3; i < argc; i++)
-		if (!strcmp(argv[i], name))
-			return true;
-	return false;
+	for (i = 3; i < argc; i++) {
+		if (argv[i][0] == '-') {
+			if (!strcmp(argv[i] + 1, name))
+				return false;
+			continue;
+		}
+		named = true;
+		picked |= !strcmp(argv[i], name);
+	}
+	return !named || picked;
 }
 
 int main(int argc, char **argv)
@@ -617,7 +624,7 @@ int main(int argc, char **argv)
 	int failed = 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: posix DIR PREFIX [TEST...]\n");
+		fprintf(stderr, "usage: posix DIR PREFIX [TEST | -TEST]...\n");
 		return 2;
 	}
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
