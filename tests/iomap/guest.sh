@@ -14,7 +14,7 @@ set -u
 bin=$1 part=${2:-all} dev=/dev/vda mnt=/tmp/iomap.mnt
 export ASAN_OPTIONS=detect_leaks=0
 srv=$bin/iomap-test-server chk=$bin/iomap-check
-FSX_SEEDS="1 2 3" FSX_OPS=20000
+FSX_SEEDS="1 2 3" FSX_OPS=${EC_FSX_OPS:-8000}
 FUZZ_SEEDS=${3:-"1 2 3 4"} FUZZ_SECONDS=15
 mkdir -p $mnt
 mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null
