@@ -5,6 +5,8 @@
  *   user_mount_max = N      ext4cell mounts a user may have at once (default 16)
  *   user_iomap = yes|no     users' mounts may use FUSE iomap (default no: the
  *                           kernel series' safety fixes have not all landed)
+ *   media_automount = yes|no  removable disks are mounted for the seat's user
+ *                           when plugged in (ext4cell-media, default yes)
  * The file must be root's and writable by no one else; a missing file means the
  * defaults. */
 #include "helper.h"
@@ -50,6 +52,10 @@ static void setting(struct helper_config *c, char *line, int lineno)
 		c->user_iomap = !strcmp(value, "yes");
 		return;
 	}
+	if (!strcmp(line, "media_automount") && value && (!strcmp(value, "yes") || !strcmp(value, "no"))) {
+		c->media_automount = !strcmp(value, "yes");
+		return;
+	}
 	if (!strcmp(line, "user_mount_max") && value) {
 		errno = 0;
 		n = strtoul(value, &end, 10);
@@ -59,7 +65,7 @@ static void setting(struct helper_config *c, char *line, int lineno)
 		}
 	}
 	helper_fail(EXIT_SYSTEM, "%s line %d: bad setting '%s%s%s' (settings: user_allow_other, "
-		    "user_mount_max = N, user_iomap = yes|no)", HELPER_CONFIG, lineno, line,
+		    "user_mount_max = N, user_iomap = yes|no, media_automount = yes|no)", HELPER_CONFIG, lineno, line,
 		    value ? " = " : "", value ? value : "");
 }
 
@@ -74,6 +80,7 @@ void helper_read_config(struct helper_config *c)
 	c->user_allow_other = false;
 	c->user_mount_max = DEFAULT_MOUNT_MAX;
 	c->user_iomap = false;
+	c->media_automount = true;
 	helper_privs_raise();
 	fd = open(HELPER_CONFIG, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	helper_privs_drop();

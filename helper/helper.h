@@ -18,11 +18,12 @@ enum {
 };
 
 extern bool helper_verbose;
+extern const char *helper_name;		/* the program messages are from */
 
-/* Prints "mount.fuse.ext4: MESSAGE" to stderr and exits with code. */
+/* Prints "PROGRAM: MESSAGE" (helper_name) to stderr and exits with code. */
 void helper_fail(int code, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
-/* Prints "mount.fuse.ext4: MESSAGE" to stderr if -v was given. */
+/* Prints "PROGRAM: MESSAGE" to stderr if -v was given. */
 void helper_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The -o list, split (options.c). */
@@ -58,6 +59,7 @@ struct helper_config {
 	bool user_allow_other;
 	unsigned user_mount_max;
 	bool user_iomap;		/* users' mounts may use FUSE iomap */
+	bool media_automount;		/* ext4cell-media mounts plugged-in disks */
 };
 void helper_read_config(struct helper_config *c);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 bool helper_verbose;
+const char *helper_name = "mount.fuse.ext4";
 
 /* One line, whatever the names in it hold: control characters (a newline in
  * a file name would forge a line of its own in a log) are written as \xNN. */
@@ -16,7 +17,7 @@ static void vsay(const char *fmt, va_list ap)
 
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
-	fputs("mount.fuse.ext4: ", stderr);
+	fprintf(stderr, "%s: ", helper_name);
 	for (const unsigned char *p = (const unsigned char *)(msg ? msg : fmt); *p; p++) {
 		if (*p < 0x20 || *p == 0x7f)
 			fprintf(stderr, "\\x%02x", *p);

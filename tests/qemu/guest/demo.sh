@@ -5,7 +5,9 @@
 # unprivileged user ext4user: make an ext4 image, mount it with mount.fuse.ext4
 # through the socket-activated ext4cell-server, write and read files; show the
 # server instance's sandbox and whether iomap is in use; unmount as the user and
-# check the image with e2fsck. Exit 0 only when all of it worked.
+# check the image with e2fsck; then a removable disk (tests/demo.sh's spare 0,
+# label STICK) plugged in for ext4user's seat session, mounted by ext4cell-media,
+# written to, and pulled out. Exit 0 only when all of it worked.
 set -u
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 build=${1:-$repo/build}
@@ -81,8 +83,31 @@ for _ in $(seq 60); do [ -z "$(instance)" ] && [ -z "$(losetup -j $img)" ] && br
 echo "no ext4cell@ instance left, no loop device left"
 e2fsck -fn $img || die "e2fsck found problems"
 
+step "a removable disk plugged in: ext4cell-media mounts it for the seat's user"
+. "$repo/tests/qemu/guest/plug.sh"
+stick=/media/ext4user/STICK
+seat_login ext4user || die "no logind session of ext4user on seat0"
+echo "logind: session $(loginctl show-seat seat0 -p ActiveSession --value) of ext4user is active on seat0"
+dev=$(plug_in 0) || die "the plugged disk did not appear"
+echo "plugged in: /dev/$dev, $(lsblk -ndo SIZE,FSTYPE,LABEL /dev/$dev), removable=$(cat /sys/block/$dev/removable)"
+until_true 90 findmnt -rn $stick >/dev/null ||
+	die "not mounted: $(journalctl -b --no-pager -o cat -u "ext4cell-media@$dev.service" | tail -5)"
+journalctl -b --no-pager -o cat -u "ext4cell-media@$dev.service" | grep '^ext4cell-media:'
+findmnt -o TARGET,SOURCE,FSTYPE,OPTIONS $stick
+as_user sh -c "echo written before the disk was pulled out >$stick/note && cat $stick/note" ||
+	die "writing on the disk"
+
+step "the disk pulled out, no umount: the mount, its server and its directory go"
+pull_out 0 "$dev" || die "the disk did not go away"
+until_true 30 bash -c "! findmnt -rn $stick >/dev/null" || die "$stick is still mounted"
+for _ in $(seq 60); do [ -z "$(instance)" ] && break; sleep 0.5; done
+[ -z "$(instance)" ] || die "the server instance is still running after the disk went"
+journalctl -b --no-pager -o cat -u "ext4cell-media@$dev.service" | grep '^ext4cell-media:' | tail -1
+echo "no ext4cell@ instance left; /media/ext4user holds: $(ls -A /media/ext4user | wc -l) entries"
+
 echo
 echo "demo ok: ext4user (uid 1000) mounted an ext4 image through mount.fuse.ext4 and a"
 echo "  socket-activated ext4cell-server (uid $uid, no capabilities, seccomp mode $seccomp),"
 echo "  wrote and read back $(wc -l <$home/sums) files, and unmounted it;"
-echo "  iomap: $iomap"
+echo "  iomap: $iomap;"
+echo "  a disk plugged in was mounted for ext4user on seat0 and went cleanly when pulled out"

@@ -13,20 +13,8 @@ repo=$(cd "$(dirname "$0")/../../.." && pwd)
 build=$repo/build/test
 log=/tmp/systemd-mount.log
 export EXT4CELL_TIMEOUT=120	# TCG is slow; the server instance starts cold
-ok() { echo "ok - systemd/$1"; }
-notok() { echo "not ok - systemd/$1"; shift; for d in "$@"; do echo "$d" | sed 's/^/# /'; done; }
-check() { # check NAME CMD...: one TAP line from CMD's status (output as diagnostics)
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then ok "$name"; else notok "$name" "$out"; fi
-}
-instances() { systemctl list-units --no-legend --plain --state=active 'ext4cell@*.service' | wc -l; }
-wait_instances() { # wait_instances N: until N instances are active (30 s)
-	for _ in $(seq 60); do [ "$(instances)" = "$1" ] && return 0; sleep 0.5; done
-	echo "$(instances) ext4cell@ instances active, want $1"
-	systemctl list-units --no-legend --plain 'ext4cell@*'
-	return 1
-}
+tap_prefix=systemd
+. "$repo/tests/qemu/guest/tap.sh"
 
 # --- install, as make install does (binaries from the tree's test build)
 if bash "$repo/tests/qemu/guest/install.sh" "$build" "$repo/units/media-ext4.mount" >"$log" 2>&1; then
@@ -86,9 +74,7 @@ check mount-unit-instance wait_instances 1
 check mount-unit-stop bash -c 'systemctl stop media-ext4.mount && ! mountpoint -q /media/ext4'
 check mount-unit-instance-gone wait_instances 0
 
-# --- a user (ext4user, uid 1000, from mkrootfs) with the setuid helper. LeakSanitizer
-# cannot run in a setuid process (SECURITY.md): off for the user's commands.
-as_user() { setpriv --reuid=1000 --regid=1000 --clear-groups env ASAN_OPTIONS=detect_leaks=0 "$@"; }
+# --- a user (ext4user, uid 1000, from mkrootfs) with the setuid helper (as_user)
 home=/home/ext4user
 user_mount() { # user_mount CMD...: CMD as the user, then MOUNTPOINT (last arg) is theirs
 	as_user "$@" && findmnt -no SOURCE,FSTYPE,OPTIONS "${!#}" | grep "fuse.ext4 .*nosuid,nodev.*user_id=1000,"
@@ -99,7 +85,11 @@ user_io() { # user_io DIR: write and read back a file as the user; root may not 
 }
 user_umount() { # user_umount DIR: umount(8) as the user; its instance and loop device go
 	as_user umount "$1" && ! mountpoint -q "$1" && wait_instances 0 &&
-		[ -z "$(losetup -l -n)" ] || { losetup -l; return 1; }
+		[ -z "$(losetup -l -n)" ] || { losetup -l; holders "$1"; return 1; }
+}
+holders() { # the processes with a file, cwd or root under DIR (for a failed umount)
+	ls -l /proc/[0-9]*/cwd /proc/[0-9]*/root /proc/[0-9]*/fd/* 2>/dev/null | grep -F " -> $1" |
+		while read -r l; do p=${l#*/proc/}; p=${p%%/*}; echo "$l: $(tr '\0' ' ' </proc/$p/cmdline)"; done
 }
 user_refused() {
 	local out rc
