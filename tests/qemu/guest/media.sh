@@ -21,10 +21,10 @@ stick=/media/ext4user/STICK
 # table says what is mounted)
 mounted() { findmnt -rn "$1" >/dev/null; }
 
-unit_settled() { # the unit for DEV finished starting (active, failed or inactive)
+unit_settled() { # the unit for DEV ran: active (it exits 0, RemainAfterExit) or failed
 	local s
 	s=$(systemctl show -p ActiveState --value "ext4cell-media@$1.service")
-	[ "$s" = active ] || [ "$s" = failed ] || [ "$s" = inactive ]
+	[ "$s" = active ] || [ "$s" = failed ]
 }
 # serving DEV: the ext4cell@ instances whose status names /dev/DEV
 serving() {
