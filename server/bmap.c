@@ -3,6 +3,7 @@
  * indirect blocks), and new blocks that are zeroed on the device, since a
  * block map has no unwritten state. */
 #include "bmap.h"
+#include "fdio.h"
 #include "zone.h"
 
 #include <errno.h>
@@ -124,7 +125,11 @@ int ec_bmap_run(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, blk64_t lblk, st
 /* Zeroes the n blocks from pblk on the device; 0 or an errno. */
 static int zero(struct ec_ctx *c, ext2_ino_t ino, blk64_t pblk, blk64_t n)
 {
-	errcode_t err = n ? ext2fs_zero_blocks2(c->fs, pblk, (int)n, NULL, NULL) : 0;
+	errcode_t err;
+
+	ec_fdio_direct(c->fs->io, true);	/* file data: the kernel may write it next */
+	err = n ? ext2fs_zero_blocks2(c->fs, pblk, (int)n, NULL, NULL) : 0;
+	ec_fdio_direct(c->fs->io, false);
 
 	return err ? ec_errno(c, err, ino, "zero new blocks") : 0;
 }

@@ -7,3 +7,7 @@ CPPFLAGS_server = $(call pkgconf,--cflags fuse3 ext2fs libsystemd)
 $(BUILD)/ext4cell-server: $(SERVER_OBJS) $(SECCOMP_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(call pkgconf,--libs fuse3 ext2fs com_err libsystemd) $(SECCOMP_LIBS)
 PROGRAMS += $(BUILD)/ext4cell-server
+# Test builds: the simulated power cut of server/powercut.h.
+ifneq ($(SANITIZE),)
+CPPFLAGS_server += -DEXT4CELL_TEST_TRIGGERS
+endif

@@ -31,6 +31,7 @@ struct ec_ctx {
 	bool iomap;		/* iomap mode negotiated (ops_iomap.c) */
 	uint32_t dev_id;	/* the device's id with the kernel, iomap mode */
 	bool unsynced;		/* changed since the device was last synced */
+	bool journaled;		/* writes go through the journal (fdio.h) */
 };
 
 /* Inode numbers: FUSE's root is 1, ext2's is 2 (ext2 inode 1 is never served). */

@@ -5,6 +5,7 @@
  * indirect blocks and inline data alike).
  * A handle lives for one call only: libext2fs handles cache the inode, so
  * long-lived ones would go stale. */
+#include "fdio.h"
 #include "map.h"
 #include "ops.h"
 #include "zone.h"
@@ -195,8 +196,12 @@ static int write_blocks(struct ec_ctx *c, ext2_ino_t ino, ec_inode *in, const ch
 			break;
 		stop = m.lblk + m.len > fb + n ? fb + n : m.lblk + m.len;
 		if (m.state == EC_MAP_WRITTEN && !(rc = ec_zone_check(c, ino, m.pblk, stop - lblk))) {
-			errcode_t err = io_channel_write_blk64(c->fs->io, m.pblk, (int)(stop - lblk),
-							       data + (lblk - fb) * bs);
+			errcode_t err;
+
+			ec_fdio_direct(c->fs->io, true);	/* file data: not journaled */
+			err = io_channel_write_blk64(c->fs->io, m.pblk, (int)(stop - lblk),
+						     data + (lblk - fb) * bs);
+			ec_fdio_direct(c->fs->io, false);
 
 			rc = err ? ec_errno(c, err, ino, "write") : 0;
 		} else if (m.state != EC_MAP_WRITTEN) {

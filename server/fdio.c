@@ -10,8 +10,14 @@
  * reaches the device once, when the server writes the dirty blocks back
  * (ec_fdio_write_back(), before every reply), when its slot is needed for
  * another block, or at flush and close. Larger transfers see the dirty
- * blocks they overlap; freed blocks are dropped unwritten (ec_fdio_discard()). */
+ * blocks they overlap; freed blocks are dropped unwritten (ec_fdio_discard()).
+ * With a journal attached (ec_fdio_journal_attach()), every write but file
+ * data joins the running transaction instead (reads see it), and a flush
+ * commits it through the journal and writes it home. */
 #include "fdio.h"
+#include "jlog.h"
+#include "log.h"
+#include "powercut.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +39,10 @@ struct fdio {
 	bool *dirty;			/* per slot: newer than the device */
 	unsigned *dirty_list;		/* the dirty slots, in the order dirtied */
 	unsigned ndirty;
+	struct ec_jlog *jl;		/* the journal writer, or NULL */
+	struct ec_txn *txn;		/* its running transaction */
+	size_t jbs;			/* the transaction's block size */
+	bool direct;			/* file data: bypasses the transaction */
 };
 
 static struct struct_io_manager fdio_struct;
@@ -49,6 +59,8 @@ void ec_fdio_name(int fd, unsigned int align, char *buf, size_t len)
 /* Full pread/pwrite of len bytes at off; short reads past the end are an error. */
 static errcode_t raw_io(int fd, bool write, void *buf, size_t len, off_t off)
 {
+	if (write && ec_powercut_write(fd, buf, len, off))
+		return 0;
 	while (len) {
 		ssize_t n = write ? pwrite(fd, buf, len, off) : pread(fd, buf, len, off);
 		if (n < 0 && errno == EINTR)
@@ -242,7 +254,12 @@ void ec_fdio_discard(io_channel ch, unsigned long long block, unsigned long long
 	unsigned long long bs = (unsigned)ch->block_size;
 	unsigned n = 0;
 
-	if (ch->manager != ec_fdio_manager || !f->cache)
+	if (ch->manager != ec_fdio_manager)
+		return;
+	if (f->txn)
+		ec_txn_forget(f->txn, block * bs / f->jbs,
+			      (count * bs + f->jbs - 1) / f->jbs);
+	if (!f->cache)
 		return;
 	for (unsigned k = 0; k < f->ndirty; k++) {
 		unsigned i = f->dirty_list[k];
@@ -261,7 +278,7 @@ void ec_fdio_discard(io_channel ch, unsigned long long block, unsigned long long
 	cache_forget(ch, (off_t)(block * bs), (size_t)(count * bs));
 }
 
-static errcode_t fdio_read64(io_channel ch, unsigned long long block, int count, void *data)
+static errcode_t plain_read64(io_channel ch, unsigned long long block, int count, void *data)
 {
 	size_t len = 0;
 	off_t off = 0;
@@ -314,8 +331,8 @@ static bool cache_write(io_channel ch, unsigned long long block, const void *dat
 	return true;
 }
 
-static errcode_t fdio_write64(io_channel ch, unsigned long long block, int count,
-			      const void *data)
+static errcode_t plain_write64(io_channel ch, unsigned long long block, int count,
+			       const void *data)
 {
 	size_t len = 0;
 	off_t off = 0;
@@ -335,6 +352,96 @@ static errcode_t fdio_write64(io_channel ch, unsigned long long block, int count
 	return err;
 }
 
+/* Whether a write joins the running transaction. */
+static bool journaling(const struct fdio *f)
+{
+	return f->txn && !f->direct;
+}
+
+/* Reads the home copy of transaction block b (no transaction involved). */
+static errcode_t read_home(io_channel ch, blk64_t b, char *buf)
+{
+	struct fdio *f = ch->private_data;
+	off_t off = (off_t)(b * f->jbs);
+	errcode_t err = write_overlapped(ch, off, f->jbs);
+
+	return err ? err : do_io(ch, false, buf, f->jbs, off);
+}
+
+/* The bytes [off, off + len) into the running transaction, block by block
+ * (a block only partly written starts from its current contents). */
+static errcode_t capture(io_channel ch, off_t off, size_t len, const char *data)
+{
+	struct fdio *f = ch->private_data;
+	unsigned long long bs = f->jbs, end = (unsigned long long)off + len;
+
+	for (unsigned long long b = (unsigned long long)off / bs; b * bs < end; b++) {
+		unsigned long long lo = b * bs > (unsigned long long)off ? b * bs : (unsigned long long)off;
+		unsigned long long hi = (b + 1) * bs < end ? (b + 1) * bs : end;
+		bool fresh;
+		char *slot = ec_txn_put(f->txn, b, &fresh);
+		errcode_t err;
+
+		if (!slot)
+			return EXT2_ET_NO_MEMORY;
+		if (fresh && hi - lo < bs && (err = read_home(ch, b, slot))) {
+			ec_txn_forget(f->txn, b, 1);
+			return err;
+		}
+		memcpy(slot + (lo - b * bs), data + (lo - (unsigned long long)off), hi - lo);
+	}
+	return 0;
+}
+
+/* Copies what the running transaction holds of bytes [off, off + len) over buf. */
+static void overlay(io_channel ch, off_t off, size_t len, char *buf)
+{
+	struct fdio *f = ch->private_data;
+	unsigned long long bs = f->jbs, end = (unsigned long long)off + len;
+
+	if (!f->txn || !ec_txn_count(f->txn))
+		return;
+	for (unsigned long long b = (unsigned long long)off / bs; b * bs < end; b++) {
+		unsigned long long lo = b * bs > (unsigned long long)off ? b * bs : (unsigned long long)off;
+		unsigned long long hi = (b + 1) * bs < end ? (b + 1) * bs : end;
+		const char *slot = ec_txn_get(f->txn, b);
+
+		if (slot)
+			memcpy(buf + (lo - (unsigned long long)off), slot + (lo - b * bs), hi - lo);
+	}
+}
+
+static errcode_t fdio_read64(io_channel ch, unsigned long long block, int count, void *data)
+{
+	size_t len = 0;
+	off_t off = 0;
+	errcode_t err = range(ch, block, count, &len, &off);
+
+	if (!err)
+		err = plain_read64(ch, block, count, data);
+	if (!err)
+		overlay(ch, off, len, data);
+	return err;
+}
+
+static errcode_t fdio_write64(io_channel ch, unsigned long long block, int count,
+			      const void *data)
+{
+	struct fdio *f = ch->private_data;
+	size_t len = 0;
+	off_t off = 0;
+	errcode_t err = range(ch, block, count, &len, &off);
+
+	if (err)
+		return err;
+	if (journaling(f))
+		return capture(ch, off, len, data);
+	if (f->txn)
+		ec_txn_forget(f->txn, (blk64_t)off / f->jbs,
+			      ((blk64_t)off + len + f->jbs - 1) / f->jbs - (blk64_t)off / f->jbs);
+	return plain_write64(ch, block, count, data);
+}
+
 static errcode_t fdio_read(io_channel ch, unsigned long block, int count, void *data)
 {
 	return fdio_read64(ch, block, count, data);
@@ -351,6 +458,8 @@ static errcode_t fdio_write_byte(io_channel ch, unsigned long offset, int size, 
 
 	if (size < 0)
 		return EXT2_ET_INVALID_ARGUMENT;
+	if (journaling(ch->private_data))
+		return capture(ch, (off_t)offset, (size_t)size, data);
 	err = write_overlapped(ch, (off_t)offset, (size_t)size);
 	if (err)
 		return err;
@@ -358,12 +467,126 @@ static errcode_t fdio_write_byte(io_channel ch, unsigned long offset, int size, 
 	return do_io(ch, true, (void *)data, (size_t)size, (off_t)offset);
 }
 
-static errcode_t fdio_flush(io_channel ch)
+/* A device cache flush, after the cached writes. */
+static errcode_t sync_dev(io_channel ch)
 {
 	struct fdio *f = ch->private_data;
 	errcode_t err = ec_fdio_write_back(ch);
 
-	return err ? err : fsync(f->fd) ? errno : 0;
+	if (err || ec_powercut_sync(f->fd))
+		return err;
+	return fsync(f->fd) ? errno : 0;
+}
+
+/* One transaction block to the device, past the transaction and the cache. */
+static errcode_t write_block(io_channel ch, blk64_t b, const char *data)
+{
+	struct fdio *f = ch->private_data;
+	off_t off = (off_t)(b * f->jbs);
+	errcode_t err = write_overlapped(ch, off, f->jbs);
+
+	if (err)
+		return err;
+	cache_forget(ch, off, f->jbs);
+	return do_io(ch, true, (void *)data, f->jbs, off);
+}
+
+static errcode_t dev_write(void *arg, blk64_t b, const char *data)
+{
+	return write_block(arg, b, data);
+}
+
+static errcode_t dev_flush(void *arg)
+{
+	return sync_dev(arg);
+}
+
+/* Writes the running transaction's blocks home; empties it. */
+static errcode_t write_home(io_channel ch)
+{
+	struct fdio *f = ch->private_data;
+	blk64_t *blks;
+	char **data;
+	size_t n;
+	errcode_t err = ec_txn_sorted(f->txn, &n, &blks, &data);
+
+	for (size_t i = 0; !err && i < n; i++)
+		err = write_block(ch, blks[i], data[i]);
+	if (!err)
+		ec_txn_clear(f->txn);
+	return err;
+}
+
+/* Commits the running transaction: logged, then written home. One larger
+ * than the journal can hold goes home unlogged (said in the log): what a
+ * single request changed never exceeds it on any journal mke2fs makes. */
+static errcode_t commit(io_channel ch)
+{
+	struct fdio *f = ch->private_data;
+	struct ec_jlog_dev dev = { dev_write, dev_flush, ch };
+	errcode_t err;
+
+	if (!ec_txn_count(f->txn))
+		return sync_dev(ch);
+	if (ec_txn_count(f->txn) > ec_jlog_capacity(f->jl)) {
+		ec_log(EC_LOG_WARNING, "ext4cell-server: journal: a transaction of %zu blocks "
+		       "exceeds the journal (%zu); written unlogged\n", ec_txn_count(f->txn),
+		       ec_jlog_capacity(f->jl));
+		err = write_home(ch);
+		return err ? err : sync_dev(ch);
+	}
+	err = ec_jlog_commit(f->jl, f->txn, &dev);
+	return err ? err : write_home(ch);
+}
+
+static errcode_t fdio_flush(io_channel ch)
+{
+	struct fdio *f = ch->private_data;
+
+	return f->txn ? commit(ch) : sync_dev(ch);
+}
+
+int ec_fdio_journal_attach(io_channel ch, struct ec_jlog *jl, size_t bs)
+{
+	struct fdio *f = ch->private_data;
+
+	if (ch->manager != ec_fdio_manager || f->txn || !(f->txn = ec_txn_new(bs)))
+		return -1;
+	f->jl = jl;
+	f->jbs = bs;
+	return 0;
+}
+
+errcode_t ec_fdio_journal_detach(io_channel ch)
+{
+	struct fdio *f = ch->private_data;
+	struct ec_jlog_dev dev = { dev_write, dev_flush, ch };
+	errcode_t err;
+
+	if (ch->manager != ec_fdio_manager || !f->txn)
+		return 0;
+	err = commit(ch);
+	if (!err)
+		err = ec_jlog_close(f->jl, &dev);
+	ec_txn_free(f->txn);
+	ec_jlog_free(f->jl);
+	f->txn = NULL;
+	f->jl = NULL;
+	return err;
+}
+
+bool ec_fdio_journal_due(io_channel ch)
+{
+	struct fdio *f = ch->private_data;
+
+	return ch->manager == ec_fdio_manager && f->txn &&
+	       ec_txn_count(f->txn) > ec_jlog_capacity(f->jl) / 2;
+}
+
+void ec_fdio_direct(io_channel ch, bool on)
+{
+	if (ch->manager == ec_fdio_manager)
+		((struct fdio *)ch->private_data)->direct = on;
 }
 
 static errcode_t fdio_set_blksize(io_channel ch, int blksize)
@@ -454,6 +677,8 @@ static errcode_t fdio_close(io_channel ch)
 	if (--ch->refcount > 0)
 		return 0;
 	err = ec_fdio_write_back(ch);
+	ec_txn_free(((struct fdio *)ch->private_data)->txn);
+	ec_jlog_free(((struct fdio *)ch->private_data)->jl);
 	cache_drop(ch->private_data);
 	ext2fs_free_mem(&ch->private_data);
 	ext2fs_free_mem(&ch->name);

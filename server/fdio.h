@@ -3,6 +3,7 @@
 #define EC_FDIO_H
 
 #include <ext2fs/ext2fs.h>
+#include <stdbool.h>
 
 /* The manager; open it with the name produced by ec_fdio_name(). */
 extern io_manager ec_fdio_manager;
@@ -23,5 +24,25 @@ errcode_t ec_fdio_write_back(io_channel ch);
  * too, without writing them: their contents no longer matter (the blocks
  * were freed). */
 void ec_fdio_discard(io_channel ch, unsigned long long block, unsigned long long count);
+
+struct ec_jlog;
+
+/* From now on, every write to ch but file data joins a transaction of
+ * blocks of bs bytes, committed through jl at every flush (ext2fs_flush2,
+ * io_channel_flush). ch owns jl afterwards. 0, or -1 (not ours, already
+ * attached, out of memory: jl stays the caller's). */
+int ec_fdio_journal_attach(io_channel ch, struct ec_jlog *jl, size_t bs);
+
+/* Commits what is pending, marks the journal empty and stops journaling. */
+errcode_t ec_fdio_journal_detach(io_channel ch);
+
+/* Whether the running transaction should be committed now (half the
+ * journal's room is used). */
+bool ec_fdio_journal_due(io_channel ch);
+
+/* While on, writes are file data: they go to the device (ordered before
+ * the next commit), never into the transaction, and replace any copy of
+ * their blocks it holds. */
+void ec_fdio_direct(io_channel ch, bool on);
 
 #endif

@@ -3,6 +3,7 @@
  * filesystem mounted; closes it cleanly at the end. */
 #include "fsopen.h"
 #include "fdio.h"
+#include "jlog.h"
 #include "features.h"
 #include "journal.h"
 #include "log.h"
@@ -124,8 +125,35 @@ static void freed_range(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
 		ec_fdio_discard(fs->io, blk, num);
 }
 
+/* journal=: prepares journaled writes where the image has a journal. The
+ * mount's first flush then writes needs_recovery: from then on a crash is
+ * replayed at the next mount (ours, e2fsck's or kernel ext4's). */
+static int journal_open(struct ec_ctx *c, struct ec_jlog **jl, char *err, size_t errlen)
+{
+	char why[256];
+
+	*jl = NULL;
+	if (c->opt.journal == EC_JOURNAL_OFF)
+		return 0;
+	if (!ext2fs_has_feature_journal(c->fs->super))
+		snprintf(why, sizeof(why), "the filesystem has no journal");
+	else if (!ec_jlog_open(c->fs, jl, why, sizeof(why)))
+		why[0] = 0;
+	if (why[0] && c->opt.journal == EC_JOURNAL_ON)
+		return refuse(err, errlen, "%s: journal=on, but %s", c->devname, why);
+	if (why[0] && ext2fs_has_feature_journal(c->fs->super))
+		ec_log(EC_LOG_WARNING, "ext4cell-server: %s: %s: writing without the journal\n",
+		       c->devname, why);
+	if (*jl) {
+		ext2fs_set_feature_journal_needs_recovery(c->fs->super);
+		c->fs->flags |= EXT2_FLAG_MASTER_SB_ONLY; /* backups stay as mke2fs wrote them */
+	}
+	return 0;
+}
+
 int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 {
+	struct ec_jlog *jl = NULL;
 	void (*old_block)(ext2_filsys, blk64_t, int);
 	void (*old_range)(ext2_filsys, blk64_t, blk_t, int);
 	char name[32];
@@ -189,13 +217,21 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 	c->fs->super->s_mnt_count++;
 	c->fs->super->s_mtime = (__u32)time(NULL);
 	ext2fs_mark_super_dirty(c->fs);
+	if (journal_open(c, &jl, err, errlen))
+		goto fail;
 	e = ext2fs_flush2(c->fs, 0);
 	if (e) {
 		refuse(err, errlen, "%s: cannot write the superblock: %s", c->devname, error_message(e));
 		goto fail;
 	}
+	if (jl && ec_fdio_journal_attach(c->fs->io, jl, c->fs->blocksize)) {
+		refuse(err, errlen, "%s: %s", c->devname, "out of memory for the journal");
+		goto fail;
+	}
+	c->journaled = jl != NULL;
 	return 0;
 fail:
+	ec_jlog_free(jl);
 	ec_zone_free(c);
 	c->fs->flags &= ~EXT2_FLAG_RW;
 	ext2fs_close_free(&c->fs);
@@ -205,6 +241,25 @@ fail:
 static void free_orphan(uint32_t ino, void *arg)
 {
 	ec_maybe_free(arg, ino);
+}
+
+/* The last transaction committed, the journal marked empty, then the
+ * superblock without needs_recovery goes home directly. On a failure the
+ * flag stays: the next mount replays what the journal holds. */
+static void close_journal(struct ec_ctx *c)
+{
+	errcode_t e = ext2fs_flush2(c->fs, 0);
+
+	if (!e)
+		e = ec_fdio_journal_detach(c->fs->io);
+	c->journaled = false;
+	if (e) {
+		ec_log(EC_LOG_ERR, "ext4cell-server: %s: closing the journal failed: %s; the "
+		       "next mount replays it\n", c->devname, error_message(e));
+		return;
+	}
+	ext2fs_clear_feature_journal_needs_recovery(c->fs->super);
+	ext2fs_mark_super_dirty(c->fs);
 }
 
 int ec_fs_close(struct ec_ctx *c)
@@ -218,6 +273,8 @@ int ec_fs_close(struct ec_ctx *c)
 			c->fs->super->s_state |= EXT2_VALID_FS;
 		c->fs->super->s_wtime = (__u32)time(NULL);
 		ext2fs_mark_super_dirty(c->fs);
+		if (c->journaled)
+			close_journal(c);
 	} else {
 		c->fs->flags &= ~EXT2_FLAG_RW;
 	}

@@ -5,31 +5,13 @@
  * the journal checksums (v2/v3) when the journal has them. Every block
  * number is range-checked and the walk is bounded by the journal length. */
 #include "journal.h"
+#include "jbd2.h"
 #include "log.h"
 
-#include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define JBD2_MAGIC 0xc03b3998u
-enum { JT_DESCRIPTOR = 1, JT_COMMIT = 2, JT_SB_V1 = 3, JT_SB_V2 = 4, JT_REVOKE = 5 };
-#define JF_INCOMPAT_REVOKE 0x1u
-#define JF_INCOMPAT_64BIT 0x2u
-#define JF_INCOMPAT_ASYNC_COMMIT 0x4u
-#define JF_INCOMPAT_CSUM_V2 0x8u
-#define JF_INCOMPAT_CSUM_V3 0x10u
-#define JF_INCOMPAT_FAST_COMMIT 0x20u
-#define JF_KNOWN (JF_INCOMPAT_REVOKE | JF_INCOMPAT_64BIT | JF_INCOMPAT_ASYNC_COMMIT | \
-		  JF_INCOMPAT_CSUM_V2 | JF_INCOMPAT_CSUM_V3 | JF_INCOMPAT_FAST_COMMIT)
-#define TAG_ESCAPE 1u
-#define TAG_SAME_UUID 2u
-#define TAG_LAST 8u
-
-/* Byte offsets in the journal superblock (big-endian fields). */
-enum { JS_BLOCKSIZE = 12, JS_MAXLEN = 16, JS_FIRST = 20, JS_SEQUENCE = 24, JS_START = 28,
-       JS_INCOMPAT = 40, JS_UUID = 48, JS_CHECKSUM = 0xfc, JS_SIZE = 1024 };
 
 struct revoke {
 	blk64_t blk;
@@ -37,35 +19,13 @@ struct revoke {
 };
 
 struct journal {
-	ext2_filsys fs;
-	ext2_ino_t ino;
-	unsigned int bs;
-	__u32 maxlen, first, incompat, csum_seed;
-	char *sb, *buf, *data;
+	struct ec_jsb g;
+	char *buf, *data;
 	struct revoke *rv;
 	size_t nrv, caprv;
 	char *err;
 	size_t errlen;
 };
-
-static __u32 be32(const char *p)
-{
-	__u32 v;
-
-	memcpy(&v, p, 4);
-	return ntohl(v);
-}
-
-static void put_be32(char *p, __u32 v)
-{
-	v = htonl(v);
-	memcpy(p, &v, 4);
-}
-
-static bool csum(const struct journal *j)
-{
-	return j->incompat & (JF_INCOMPAT_CSUM_V2 | JF_INCOMPAT_CSUM_V3);
-}
 
 static int fail(struct journal *j, const char *what, errcode_t err)
 {
@@ -77,51 +37,41 @@ static int fail(struct journal *j, const char *what, errcode_t err)
 static int read_jblock(struct journal *j, __u32 lblk, char *buf)
 {
 	blk64_t pblk = 0;
-	errcode_t err = ext2fs_bmap2(j->fs, j->ino, NULL, NULL, 0, lblk, NULL, &pblk);
+	errcode_t err = ext2fs_bmap2(j->g.fs, j->g.ino, NULL, NULL, 0, lblk, NULL, &pblk);
 
-	if (!err && (pblk == 0 || pblk >= ext2fs_blocks_count(j->fs->super)))
+	if (!err && (pblk == 0 || pblk >= ext2fs_blocks_count(j->g.fs->super)))
 		return fail(j, "journal block outside the filesystem", 0);
 	if (!err)
-		err = io_channel_read_blk64(j->fs->io, pblk, 1, buf);
+		err = io_channel_read_blk64(j->g.fs->io, pblk, 1, buf);
 	return err ? fail(j, "reading the journal", err) : 0;
 }
 
 static int write_jblock(struct journal *j, __u32 lblk, const char *buf)
 {
 	blk64_t pblk = 0;
-	errcode_t err = ext2fs_bmap2(j->fs, j->ino, NULL, NULL, 0, lblk, NULL, &pblk);
+	errcode_t err = ext2fs_bmap2(j->g.fs, j->g.ino, NULL, NULL, 0, lblk, NULL, &pblk);
 
 	if (!err)
-		err = io_channel_write_blk64(j->fs->io, pblk, 1, buf);
+		err = io_channel_write_blk64(j->g.fs->io, pblk, 1, buf);
 	return err ? fail(j, "writing the journal", err) : 0;
 }
 
 static __u32 next(const struct journal *j, __u32 b)
 {
-	return b + 1 >= j->maxlen ? j->first : b + 1;
+	return b + 1 >= j->g.maxlen ? j->g.first : b + 1;
 }
 
 /* Checksum over a whole block whose 4-byte checksum field at off is zeroed. */
 static bool block_csum_ok(const struct journal *j, char *b, size_t off)
 {
-	__u32 want = be32(b + off), got;
+	__u32 want = jbd2_be32(b + off), got;
 
-	if (!csum(j))
+	if (!jbd2_csum(j->g.incompat))
 		return true;
-	put_be32(b + off, 0);
-	got = ext2fs_crc32c_le(j->csum_seed, (unsigned char *)b, j->bs);
-	put_be32(b + off, want);
+	jbd2_put_be32(b + off, 0);
+	got = ext2fs_crc32c_le(j->g.csum_seed, (unsigned char *)b, j->g.bs);
+	jbd2_put_be32(b + off, want);
 	return got == want;
-}
-
-static size_t tag_bytes(const struct journal *j)
-{
-	size_t sz;
-
-	if (j->incompat & JF_INCOMPAT_CSUM_V3)
-		return 16;
-	sz = 12 + (j->incompat & JF_INCOMPAT_CSUM_V2 ? 2 : 0);
-	return j->incompat & JF_INCOMPAT_64BIT ? sz : sz - 4;
 }
 
 struct tag {
@@ -132,18 +82,18 @@ struct tag {
 /* Decodes the tags of a descriptor block; returns their count or -1. */
 static int decode_tags(struct journal *j, const char *b, struct tag *tags, int max)
 {
-	size_t tb = tag_bytes(j), off = 12, end = j->bs - (csum(j) ? 4 : 0);
+	size_t tb = jbd2_tag_bytes(j->g.incompat), off = 12, end = j->g.bs - (jbd2_csum(j->g.incompat) ? 4 : 0);
 	int n = 0;
 
 	while (off + tb <= end && n < max) {
 		const char *t = b + off;
 		struct tag *g = &tags[n++];
-		bool v3 = j->incompat & JF_INCOMPAT_CSUM_V3;
-		g->blk = be32(t);
-		g->flags = v3 ? be32(t + 4) : (__u32)(((unsigned char)t[6] << 8) | (unsigned char)t[7]);
-		if (j->incompat & JF_INCOMPAT_64BIT)
-			g->blk |= (blk64_t)be32(t + 8) << 32;
-		g->csum = v3 ? be32(t + 12) : (__u32)(((unsigned char)t[4] << 8) | (unsigned char)t[5]);
+		bool v3 = j->g.incompat & JF_INCOMPAT_CSUM_V3;
+		g->blk = jbd2_be32(t);
+		g->flags = v3 ? jbd2_be32(t + 4) : (__u32)(((unsigned char)t[6] << 8) | (unsigned char)t[7]);
+		if (j->g.incompat & JF_INCOMPAT_64BIT)
+			g->blk |= (blk64_t)jbd2_be32(t + 8) << 32;
+		g->csum = v3 ? jbd2_be32(t + 12) : (__u32)(((unsigned char)t[4] << 8) | (unsigned char)t[5]);
 		off += tb + (g->flags & TAG_SAME_UUID ? 0 : 16);
 		if (g->flags & TAG_LAST)
 			return n;
@@ -193,13 +143,13 @@ static bool revoked(const struct journal *j, blk64_t blk, __u32 seq)
 
 static int do_revoke_block(struct journal *j, const char *b, __u32 seq)
 {
-	size_t rec = j->incompat & JF_INCOMPAT_64BIT ? 8 : 4, off;
-	__u32 count = be32(b + 12);
+	size_t rec = j->g.incompat & JF_INCOMPAT_64BIT ? 8 : 4, off;
+	__u32 count = jbd2_be32(b + 12);
 
-	if (count > j->bs - (csum(j) ? 4 : 0) || count < 16)
+	if (count > j->g.bs - (jbd2_csum(j->g.incompat) ? 4 : 0) || count < 16)
 		return fail(j, "bad revoke block", 0);
 	for (off = 16; off + rec <= count; off += rec) {
-		blk64_t blk = rec == 8 ? ((blk64_t)be32(b + off) << 32) | be32(b + off + 4) : be32(b + off);
+		blk64_t blk = rec == 8 ? ((blk64_t)jbd2_be32(b + off) << 32) | jbd2_be32(b + off + 4) : jbd2_be32(b + off);
 		if (add_revoke(j, blk, seq))
 			return -1;
 	}
@@ -213,23 +163,20 @@ static int replay_block(struct journal *j, const struct tag *g, __u32 seq)
 
 	if (revoked(j, g->blk, seq))
 		return 0;
-	if (g->blk == 0 || g->blk >= ext2fs_blocks_count(j->fs->super))
+	if (g->blk >= ext2fs_blocks_count(j->g.fs->super))
 		return fail(j, "journal tag points outside the filesystem", 0);
-	if (csum(j)) {
-		char s[4];
-		__u32 c;
-		put_be32(s, seq);
-		c = ext2fs_crc32c_le(j->csum_seed, (unsigned char *)s, 4);
-		c = ext2fs_crc32c_le(c, (unsigned char *)j->data, j->bs);
-		if (j->incompat & JF_INCOMPAT_CSUM_V3 ? c != g->csum : (c & 0xffff) != g->csum) {
+	if (jbd2_csum(j->g.incompat)) {
+		__u32 c = jbd2_block_csum(j->g.csum_seed, seq, j->data, j->g.bs);
+
+		if (j->g.incompat & JF_INCOMPAT_CSUM_V3 ? c != g->csum : (c & 0xffff) != g->csum) {
 			ec_log(EC_LOG_WARNING, "ext4cell-server: journal: bad checksum for block "
 			       "%llu, not replayed\n", (unsigned long long)g->blk);
 			return 0;
 		}
 	}
 	if (g->flags & TAG_ESCAPE)
-		put_be32(j->data, JBD2_MAGIC);
-	err = io_channel_write_blk64(j->fs->io, g->blk, 1, j->data);
+		jbd2_put_be32(j->data, JBD2_MAGIC);
+	err = io_channel_write_blk64(j->g.fs->io, g->blk, 1, j->data);
 	return err ? fail(j, "writing a replayed block", err) : 0;
 }
 
@@ -239,23 +186,23 @@ enum pass { SCAN, REVOKES, REPLAY };
  * without a valid commit, the other passes stop there. */
 static int walk(struct journal *j, enum pass pass, __u32 start, __u32 seq, __u32 *end_seq)
 {
-	int maxtags = (int)(j->bs / 8);
+	int maxtags = (int)(j->g.bs / 8);
 	struct tag *tags = calloc((size_t)maxtags, sizeof(*tags));
 	__u32 b = start, steps = 0;
 	int rc = 0;
 
 	if (!tags)
 		return fail(j, "out of memory", 0);
-	while (rc == 0 && steps++ < j->maxlen && (pass == SCAN || seq != *end_seq)) {
+	while (rc == 0 && steps++ < j->g.maxlen && (pass == SCAN || seq != *end_seq)) {
 		__u32 type;
 		if ((rc = read_jblock(j, b, j->buf)))
 			break;
-		if (be32(j->buf) != JBD2_MAGIC || be32(j->buf + 8) != seq)
+		if (jbd2_be32(j->buf) != JBD2_MAGIC || jbd2_be32(j->buf + 8) != seq)
 			break;
-		type = be32(j->buf + 4);
+		type = jbd2_be32(j->buf + 4);
 		if (type == JT_DESCRIPTOR) {
 			int n, i;
-			if (!block_csum_ok(j, j->buf, j->bs - 4))
+			if (!block_csum_ok(j, j->buf, j->g.bs - 4))
 				break;
 			n = decode_tags(j, j->buf, tags, maxtags);
 			if (n < 0)
@@ -271,7 +218,7 @@ static int walk(struct journal *j, enum pass pass, __u32 start, __u32 seq, __u32
 				break;
 			seq++;
 		} else if (type == JT_REVOKE) {
-			if (!block_csum_ok(j, j->buf, j->bs - 4))
+			if (!block_csum_ok(j, j->buf, j->g.bs - 4))
 				break;
 			if (pass == REVOKES)
 				rc = do_revoke_block(j, j->buf, seq);
@@ -292,73 +239,85 @@ static int load_sb(struct journal *j)
 	errcode_t err;
 	__u32 type;
 
-	j->ino = j->fs->super->s_journal_inum;
-	if (!j->ino)
+	j->g.ino = j->g.fs->super->s_journal_inum;
+	if (!j->g.ino)
 		return fail(j, "external journals are not supported", 0);
-	err = ext2fs_read_inode(j->fs, j->ino, &in);
+	err = ext2fs_read_inode(j->g.fs, j->g.ino, &in);
 	if (err)
 		return fail(j, "reading the journal inode", err);
-	if (read_jblock(j, 0, j->sb))
+	if (read_jblock(j, 0, j->g.sb))
 		return -1;
-	type = be32(j->sb + 4);
-	if (be32(j->sb) != JBD2_MAGIC || (type != JT_SB_V1 && type != JT_SB_V2))
+	type = jbd2_be32(j->g.sb + 4);
+	if (jbd2_be32(j->g.sb) != JBD2_MAGIC || (type != JT_SB_V1 && type != JT_SB_V2))
 		return fail(j, "bad journal superblock", 0);
-	j->maxlen = be32(j->sb + JS_MAXLEN);
-	j->first = be32(j->sb + JS_FIRST);
-	j->incompat = type == JT_SB_V2 ? be32(j->sb + JS_INCOMPAT) : 0;
-	if (be32(j->sb + JS_BLOCKSIZE) != j->bs)
+	j->g.maxlen = jbd2_be32(j->g.sb + JS_MAXLEN);
+	j->g.first = jbd2_be32(j->g.sb + JS_FIRST);
+	j->g.incompat = type == JT_SB_V2 ? jbd2_be32(j->g.sb + JS_INCOMPAT) : 0;
+	if (jbd2_be32(j->g.sb + JS_BLOCKSIZE) != j->g.bs)
 		return fail(j, "journal block size differs from the filesystem's", 0);
-	if (j->first == 0 || j->first >= j->maxlen ||
-	    (uint64_t)j->maxlen * j->bs > EXT2_I_SIZE(&in) + (uint64_t)j->bs)
+	if (j->g.first == 0 || j->g.first >= j->g.maxlen ||
+	    (uint64_t)j->g.maxlen * j->g.bs > EXT2_I_SIZE(&in) + (uint64_t)j->g.bs)
 		return fail(j, "journal superblock geometry out of range", 0);
-	if (j->incompat & ~JF_KNOWN)
+	if (j->g.incompat & ~JF_KNOWN)
 		return fail(j, "unknown journal feature", 0);
-	j->csum_seed = ext2fs_crc32c_le(~0u, (unsigned char *)j->sb + JS_UUID, 16);
-	if (csum(j)) {
-		__u32 want = be32(j->sb + JS_CHECKSUM), got;
-		put_be32(j->sb + JS_CHECKSUM, 0);
-		got = ext2fs_crc32c_le(~0u, (unsigned char *)j->sb, JS_SIZE);
-		put_be32(j->sb + JS_CHECKSUM, want);
+	j->g.csum_seed = ext2fs_crc32c_le(~0u, (unsigned char *)j->g.sb + JS_UUID, 16);
+	if (jbd2_csum(j->g.incompat)) {
+		__u32 want = jbd2_be32(j->g.sb + JS_CHECKSUM), got;
+		jbd2_put_be32(j->g.sb + JS_CHECKSUM, 0);
+		got = ext2fs_crc32c_le(~0u, (unsigned char *)j->g.sb, JS_SIZE);
+		jbd2_put_be32(j->g.sb + JS_CHECKSUM, want);
 		if (got != want)
 			return fail(j, "journal superblock checksum mismatch", 0);
 	}
 	return 0;
 }
 
+int ec_journal_load(ext2_filsys fs, struct ec_jsb *g, char *err, size_t errlen)
+{
+	struct journal j = { .g = { .fs = fs, .bs = fs->blocksize }, .err = err, .errlen = errlen };
+
+	j.g.sb = malloc(j.g.bs);
+	if (!j.g.sb)
+		return fail(&j, "out of memory", 0);
+	if (load_sb(&j)) {
+		free(j.g.sb);
+		return -1;
+	}
+	*g = j.g;
+	return 0;
+}
+
 /* Marks the journal empty after a replay (or finds it already empty). */
 static int reset_sb(struct journal *j, __u32 end_seq)
 {
-	put_be32(j->sb + JS_START, 0);
-	put_be32(j->sb + JS_SEQUENCE, end_seq);
-	if (csum(j)) {
-		put_be32(j->sb + JS_CHECKSUM, 0);
-		put_be32(j->sb + JS_CHECKSUM, ext2fs_crc32c_le(~0u, (unsigned char *)j->sb, JS_SIZE));
-	}
-	return write_jblock(j, 0, j->sb);
+	jbd2_put_be32(j->g.sb + JS_START, 0);
+	jbd2_put_be32(j->g.sb + JS_SEQUENCE, end_seq);
+	jbd2_sb_csum_set(j->g.sb, j->g.incompat);
+	return write_jblock(j, 0, j->g.sb);
 }
 
 int ec_journal_replay(ext2_filsys fs, char *err, size_t errlen)
 {
-	struct journal j = { .fs = fs, .bs = fs->blocksize, .err = err, .errlen = errlen };
+	struct journal j = { .g = { .fs = fs, .bs = fs->blocksize }, .err = err, .errlen = errlen };
 	__u32 start, seq, end_seq = 0;
 	int rc = -1;
 
-	j.sb = malloc(j.bs);
-	j.buf = malloc(j.bs);
-	j.data = malloc(j.bs);
-	if (!j.sb || !j.buf || !j.data) {
+	j.g.sb = malloc(j.g.bs);
+	j.buf = malloc(j.g.bs);
+	j.data = malloc(j.g.bs);
+	if (!j.g.sb || !j.buf || !j.data) {
 		fail(&j, "out of memory", 0);
 		goto out;
 	}
 	if (load_sb(&j))
 		goto out;
-	start = be32(j.sb + JS_START);
-	seq = be32(j.sb + JS_SEQUENCE);
+	start = jbd2_be32(j.g.sb + JS_START);
+	seq = jbd2_be32(j.g.sb + JS_SEQUENCE);
 	if (start == 0) {
 		rc = 0; /* nothing logged: only the flag was left set */
 		goto out;
 	}
-	if (start < j.first || start >= j.maxlen) {
+	if (start < j.g.first || start >= j.g.maxlen) {
 		fail(&j, "journal start out of range", 0);
 		goto out;
 	}
@@ -372,7 +331,7 @@ int ec_journal_replay(ext2_filsys fs, char *err, size_t errlen)
 	       end_seq - seq);
 	rc = 0;
 out:
-	free(j.sb);
+	free(j.g.sb);
 	free(j.buf);
 	free(j.data);
 	free(j.rv);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "powercut.h"
 #include "../seccomp/sandbox.h"
 
 static const char usage[] =
@@ -64,6 +65,13 @@ static const char usage[] =
 "  flush            closing a file after a change writes everything back and\n"
 "                   syncs the device (removable media: FUSE never passes sync(2)\n"
 "                   on to the server)\n"
+"  journal=auto|on|off\n"
+"                   journaled writes: every change reaches the image through its\n"
+"                   jbd2 journal, so a power cut leaves a consistent filesystem\n"
+"                   (auto, default: where the image has a journal; on: the mount\n"
+"                   fails without one; off: changes go home directly)\n"
+"  commit=N         commit the journal every N seconds (default 5, as ext4), and\n"
+"                   at fsync, at a close with flush, and at unmount\n"
 "  debug            log every FUSE request\n"
 "  acl, user_xattr, nodev, nosuid, noexec, noatime, relatime, defaults\n"
 "                   accepted and ignored (always on, or the kernel's business)\n";
@@ -271,6 +279,10 @@ static int serve(struct ec_ctx *c, int devfd, const struct cli *cl)
 		answer_helper(c, cl->conn, err);
 		return -1;
 	}
+	if (!c->ro && ec_wire_commit_timer(c->opt.commit ? c->opt.commit : EC_COMMIT_DEFAULT)) {
+		ec_log(EC_LOG_ERR, "ext4cell-server: cannot set the commit timer\n");
+		return -1;
+	}
 	if (enter_sandbox(cl->no_sandbox, c->iomap_allowed)) {
 		answer_helper(c, cl->conn, "server: cannot enter its sandbox (see its log)");
 		return -1;
@@ -292,6 +304,7 @@ static int serve(struct ec_ctx *c, int devfd, const struct cli *cl)
 	ec_notify("READY=1\nSTATUS=serving %s (%s mode, %s)", c->devname,
 		  c->iomap_allowed ? "iomap" : "classic", c->ro ? "ro" : "rw");
 	rc = ec_wire_loop(c);
+	ec_powercut_report();
 	ec_notify("STOPPING=1\nSTATUS=stopping: writing back and closing %s", c->devname);
 	return ec_fs_close(c) || rc ? -1 : 0;
 }

@@ -52,6 +52,7 @@ static int parse_one(struct ec_options *o, const char *opt, char *err, size_t er
 	};
 	static const char *const errvals[] = { NULL, "continue", "remount-ro", "panic" };
 	static const char *const iomapvals[] = { "auto", "on", "off" };
+	char *end;
 	size_t i;
 	int v;
 
@@ -81,6 +82,26 @@ static int parse_one(struct ec_options *o, const char *opt, char *err, size_t er
 			return -1;
 		}
 		o->iomap = (enum ec_iomap)v;
+		return 0;
+	}
+	if (!strncmp(opt, "journal=", 8)) {
+		v = choice(opt + 8, iomapvals, 0, 3);
+		if (v < 0) {
+			snprintf(err, errlen, "bad value in '%s': use journal=auto, on or off", opt);
+			return -1;
+		}
+		o->journal = (enum ec_journal)v;
+		return 0;
+	}
+	if (!strncmp(opt, "commit=", 7)) {
+		unsigned long n = strtoul(opt + 7, &end, 10);
+
+		if (!opt[7] || *end || opt[7] == '-' || n > EC_COMMIT_MAX) {
+			snprintf(err, errlen, "bad value in '%s': use commit=N, N from 0 (default, "
+				 "%d) to %d seconds", opt, EC_COMMIT_DEFAULT, EC_COMMIT_MAX);
+			return -1;
+		}
+		o->commit = (unsigned)n;
 		return 0;
 	}
 	if (!strncmp(opt, "uid=", 4) || !strncmp(opt, "gid=", 4)) {

@@ -22,6 +22,17 @@ enum ec_iomap {
 	EC_IOMAP_OFF = 2,
 };
 
+/* journal=: auto (journaled writes where the image has a journal), on (the
+ * mount fails without one), off (writes go home directly, as fuse2fs). */
+enum ec_journal {
+	EC_JOURNAL_AUTO = 0,
+	EC_JOURNAL_ON = 1,
+	EC_JOURNAL_OFF = 2,
+};
+
+#define EC_COMMIT_DEFAULT 5	/* seconds, as ext4 */
+#define EC_COMMIT_MAX 300
+
 struct ec_options {
 	bool ro;		/* ro (default rw) */
 	bool kernel;		/* allow_other + default_permissions */
@@ -32,6 +43,8 @@ struct ec_options {
 	bool flush;		/* a close after a change syncs everything (media) */
 	enum ec_errors errors;
 	enum ec_iomap iomap;
+	enum ec_journal journal;
+	unsigned commit;	/* commit=: seconds between commits, 0 = default */
 	bool has_uid, has_gid;	/* uid=/gid=: owner shown for every inode */
 	uint32_t uid, gid;
 };

@@ -14,17 +14,54 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #define EC_MAX_WRITE	(1u << 20)
 #define EC_BUF_SIZE	(EC_MAX_WRITE + 64 * 1024)	/* a WRITE and its headers */
 
-static volatile sig_atomic_t stop_asked;
+static volatile sig_atomic_t stop_asked, commit_asked;
 
 void ec_wire_stop(void)
 {
 	stop_asked = 1;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	commit_asked = 1;
+}
+
+int ec_wire_commit_timer(unsigned seconds)
+{
+	struct sigaction sa;
+	struct itimerval it = { { seconds, 0 }, { seconds, 0 } };
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: read() returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL) ? -1 : 0;
+}
+
+/* Journaled writes: the running transaction commits when the timer asks
+ * and something changed, or when it fills half the journal. */
+static void maybe_commit(struct ec_ctx *c)
+{
+	errcode_t err;
+
+	if (!c->journaled || c->ro || !c->fs)
+		return;
+	if (!(commit_asked && c->unsynced) && !ec_fdio_journal_due(c->fs->io))
+		return;
+	commit_asked = 0;
+	err = ext2fs_flush2(c->fs, 0);
+	if (err)
+		ec_log(EC_LOG_ERR, "ext4cell-server: %s: journal commit: %s\n", c->devname,
+		       error_message(err));
+	else
+		c->unsynced = false;
 }
 
 /* Requests served, for the summary at the end (iomap mode: file data must
@@ -737,8 +774,10 @@ int ec_wire_loop(struct ec_ctx *c)
 	while (!c->exiting && !stop_asked) {
 		ssize_t n = read(c->fuse_fd, buf, EC_BUF_SIZE);
 
-		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == ENOENT))
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == ENOENT)) {
+			maybe_commit(c);
 			continue;
+		}
 		if (n < 0 && errno == ENODEV)
 			break;		/* unmounted */
 		if (n < 0) {
@@ -755,6 +794,7 @@ int ec_wire_loop(struct ec_ctx *c)
 			break;
 		}
 		dispatch(c, buf, (size_t)n);
+		maybe_commit(c);
 	}
 	free(buf);
 	ec_log(EC_LOG_INFO, "ext4cell-server: %s: requests: %llu in all, %llu READ, %llu WRITE, "

@@ -61,6 +61,9 @@ enum {
  * every request is logged; at the end, the counts of requests served. */
 int ec_wire_loop(struct ec_ctx *c);
 /* Async-signal-safe: the loop stops after the request it is serving. */
+/* Journaled writes: a SIGALRM every `seconds` asks the request loop to
+ * commit; set up before the sandbox (setitimer is not in it). 0 or -1. */
+int ec_wire_commit_timer(unsigned seconds);
 void ec_wire_stop(void);
 
 /* Replies; each request gets exactly one (FORGET gets ec_reply_none). */

@@ -1,8 +1,8 @@
 # tests/host/build.mk: host test programs (POSIX suite, differential test, fd
-# helper, fake protocol peer, systemd's notification socket) and the server's
-# unit tests, built into $(BUILD)/tests/.
+# helper, fake protocol peer, systemd's notification socket, power-cut
+# workload) and the server's unit tests, built into $(BUILD)/tests/.
 CPPFLAGS_tests += $(call pkgconf,--cflags ext2fs)
-HOST_TESTS := posix difftest withfd helperpeer notifylisten
+HOST_TESTS := posix difftest withfd helperpeer notifylisten powercut
 PROGRAMS += $(patsubst %,$(BUILD)/tests/host/%,$(HOST_TESTS)) $(BUILD)/tests/unit/server_unit
 $(patsubst %,$(BUILD)/tests/host/%,$(HOST_TESTS)): $(BUILD)/tests/host/%: $(BUILD)/tests/host/%.o
 	$(CC) $(LDFLAGS) -o $@ $^
