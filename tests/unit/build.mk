@@ -12,5 +12,6 @@ $(BUILD)/tests/unit/seccomp_test: $(BUILD)/tests/unit/seccomp_test.o \
 # fdio_unit: the server's io_manager and its write-back cache (server/fdio.c),
 # run by fdio.suite.
 PROGRAMS += $(BUILD)/tests/unit/fdio_unit
-$(BUILD)/tests/unit/fdio_unit: $(BUILD)/tests/unit/fdio_unit.o $(BUILD)/server/fdio.o
-	$(CC) $(LDFLAGS) -o $@ $^ $(call pkgconf,--libs ext2fs com_err)
+FDIO_OBJS := $(addprefix $(BUILD)/server/,fdio.o txn.o jlog.o journal.o log.o powercut.o)
+$(BUILD)/tests/unit/fdio_unit: $(BUILD)/tests/unit/fdio_unit.o $(FDIO_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pkgconf,--libs ext2fs com_err fuse3)
