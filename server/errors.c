@@ -1,6 +1,7 @@
 /* server/errors.c: libext2fs error codes to errno, and what happens when the
  * filesystem turns out to be damaged (log, mark the superblock, errors=). */
 #include "ctx.h"
+#include "fsopen.h"
 #include "log.h"
 #include "notify.h"
 
@@ -29,7 +30,7 @@ static void fs_error(struct ec_ctx *c, ext2_ino_t ino, const char *what, const c
 	switch (c->errors) {
 	case EC_ERRORS_RO:
 		if (!c->ro) {
-			ext2fs_flush2(c->fs, 0);
+			ec_fs_sync(c);
 			ec_log(EC_LOG_WARNING, "ext4cell-server: %s: errors=remount-ro: now read-only\n",
 			       c->devname);
 			ec_notify("STATUS=serving %s read-only after an error (errors=remount-ro)",

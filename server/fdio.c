@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #define EC_DIRECT_ALIGN_MAX 65536
@@ -43,6 +44,14 @@ struct fdio {
 	struct ec_txn *txn;		/* its running transaction */
 	size_t jbs;			/* the transaction's block size */
 	bool direct;			/* file data: bypasses the transaction */
+	bool (*fixed)(void *, blk64_t);	/* a block that only ever holds metadata */
+	void *fixed_arg;
+	struct sums {			/* content hashes of fixed blocks at home */
+		blk64_t *blk;		/* block + 1, 0 = empty */
+		uint64_t *h;
+		size_t cap, n;
+		uint64_t key[2];
+	} sums;
 };
 
 static struct struct_io_manager fdio_struct;
@@ -352,6 +361,132 @@ static errcode_t plain_write64(io_channel ch, unsigned long long block, int coun
 	return err;
 }
 
+#define EC_SUMS_MAX (1u << 20)
+
+/* A block's hash: SipHash-2-4 under a key drawn at attach. Not a CRC:
+ * metadata blocks end in their own crc32c, which makes a CRC over them
+ * a constant; and keyed, so no content can be made to collide. */
+static uint64_t rotl(uint64_t x, int b)
+{
+	return x << b | x >> (64 - b);
+}
+
+static void sip_round(uint64_t v[4])
+{
+	v[0] += v[1], v[1] = rotl(v[1], 13), v[1] ^= v[0], v[0] = rotl(v[0], 32);
+	v[2] += v[3], v[3] = rotl(v[3], 16), v[3] ^= v[2];
+	v[0] += v[3], v[3] = rotl(v[3], 21), v[3] ^= v[0];
+	v[2] += v[1], v[1] = rotl(v[1], 17), v[1] ^= v[2], v[2] = rotl(v[2], 32);
+}
+
+static uint64_t block_hash(const uint64_t key[2], const char *data, size_t bs)
+{
+	uint64_t v[4] = { key[0] ^ 0x736f6d6570736575ull, key[1] ^ 0x646f72616e646f6dull,
+			  key[0] ^ 0x6c7967656e657261ull, key[1] ^ 0x7465646279746573ull };
+	uint64_t m;
+
+	for (size_t i = 0; i + 8 <= bs; i += 8) {
+		memcpy(&m, data + i, 8);
+		v[3] ^= m;
+		sip_round(v);
+		sip_round(v);
+		v[0] ^= m;
+	}
+	m = (uint64_t)bs << 56;
+	v[3] ^= m;
+	sip_round(v);
+	sip_round(v);
+	v[0] ^= m;
+	v[2] ^= 0xff;
+	for (int r = 0; r < 4; r++)
+		sip_round(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+/* The slot of block b in the table of home hashes (cap > n). */
+static size_t sum_slot(const struct sums *t, blk64_t b)
+{
+	size_t i = (size_t)((b * 0x9e3779b97f4a7c15ull) >> 20) & (t->cap - 1);
+
+	while (t->blk[i] && t->blk[i] != b + 1)
+		i = (i + 1) & (t->cap - 1);
+	return i;
+}
+
+static bool sums_grow(struct sums *t)
+{
+	struct sums n = { .cap = t->cap ? 2 * t->cap : 1024, .key = { t->key[0], t->key[1] } };
+
+	if (t->n >= EC_SUMS_MAX)
+		return false;
+	n.blk = calloc(n.cap, sizeof(*n.blk));
+	n.h = malloc(n.cap * sizeof(*n.h));
+	if (!n.blk || !n.h) {
+		free(n.blk);
+		free(n.h);
+		return false;
+	}
+	for (size_t i = 0; i < t->cap; i++) {
+		if (t->blk[i]) {
+			size_t k = sum_slot(&n, t->blk[i] - 1);
+
+			n.blk[k] = t->blk[i];
+			n.h[k] = t->h[i];
+			n.n++;
+		}
+	}
+	free(t->blk);
+	free(t->h);
+	*t = n;
+	return true;
+}
+
+/* What fixed block b holds at home now (read or written). */
+static void sum_note(struct fdio *f, blk64_t b, const char *data)
+{
+	struct sums *t = &f->sums;
+	size_t i;
+
+	if (!f->fixed || !f->fixed(f->fixed_arg, b))
+		return;
+	if (4 * (t->n + 1) > 3 * t->cap && !sums_grow(t))
+		return;
+	i = sum_slot(t, b);
+	t->n += !t->blk[i];
+	t->blk[i] = b + 1;
+	t->h[i] = block_hash(t->key, data, f->jbs);
+}
+
+/* Whether fixed block b holds data at home already. */
+static bool sum_same(const struct fdio *f, blk64_t b, const char *data)
+{
+	const struct sums *t = &f->sums;
+	size_t i;
+
+	if (!t->cap || !f->fixed(f->fixed_arg, b))
+		return false;
+	i = sum_slot(t, b);
+	return t->blk[i] && t->h[i] == block_hash(t->key, data, f->jbs);
+}
+
+static void sums_free(struct sums *t)
+{
+	free(t->blk);
+	free(t->h);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Notes the home hashes of blocks [off, off + len) just read into data. */
+static void sums_read(io_channel ch, off_t off, size_t len, const char *data)
+{
+	struct fdio *f = ch->private_data;
+
+	if (!f->fixed || off % f->jbs || len % f->jbs)
+		return;
+	for (size_t i = 0; i < len / f->jbs; i++)
+		sum_note(f, (blk64_t)off / f->jbs + i, data + i * f->jbs);
+}
+
 /* Whether a write joins the running transaction. */
 static bool journaling(const struct fdio *f)
 {
@@ -419,6 +554,8 @@ static errcode_t fdio_read64(io_channel ch, unsigned long long block, int count,
 
 	if (!err)
 		err = plain_read64(ch, block, count, data);
+	if (!err)
+		sums_read(ch, off, len, data);
 	if (!err)
 		overlay(ch, off, len, data);
 	return err;
@@ -488,7 +625,10 @@ static errcode_t write_block(io_channel ch, blk64_t b, const char *data)
 	if (err)
 		return err;
 	cache_forget(ch, off, f->jbs);
-	return do_io(ch, true, (void *)data, f->jbs, off);
+	err = do_io(ch, true, (void *)data, f->jbs, off);
+	if (!err)
+		sum_note(f, b, data);
+	return err;
 }
 
 static errcode_t dev_write(void *arg, blk64_t b, const char *data)
@@ -517,6 +657,24 @@ static errcode_t write_home(io_channel ch)
 	return err;
 }
 
+/* Drops the fixed blocks the transaction holds unchanged (libext2fs
+ * writes every bitmap and descriptor block at each flush). */
+static errcode_t drop_unchanged(struct fdio *f)
+{
+	blk64_t *blks;
+	char **data;
+	size_t n;
+	errcode_t err;
+
+	if (!f->sums.n)
+		return 0;
+	err = ec_txn_sorted(f->txn, &n, &blks, &data);
+	for (size_t i = 0; !err && i < n; i++)
+		if (sum_same(f, blks[i], data[i]))
+			ec_txn_forget(f->txn, blks[i], 1);
+	return err;
+}
+
 /* Commits the running transaction: logged, then written home. One larger
  * than the journal can hold goes home unlogged (said in the log): what a
  * single request changed never exceeds it on any journal mke2fs makes. */
@@ -526,6 +684,9 @@ static errcode_t commit(io_channel ch)
 	struct ec_jlog_dev dev = { dev_write, dev_flush, ch };
 	errcode_t err;
 
+	err = drop_unchanged(f);
+	if (err)
+		return err;
 	if (!ec_txn_count(f->txn))
 		return sync_dev(ch);
 	if (ec_txn_count(f->txn) > ec_jlog_capacity(f->jl)) {
@@ -546,7 +707,8 @@ static errcode_t fdio_flush(io_channel ch)
 	return f->txn ? commit(ch) : sync_dev(ch);
 }
 
-int ec_fdio_journal_attach(io_channel ch, struct ec_jlog *jl, size_t bs)
+int ec_fdio_journal_attach(io_channel ch, struct ec_jlog *jl, size_t bs,
+			   bool (*fixed)(void *arg, blk64_t blk), void *arg)
 {
 	struct fdio *f = ch->private_data;
 
@@ -554,6 +716,11 @@ int ec_fdio_journal_attach(io_channel ch, struct ec_jlog *jl, size_t bs)
 		return -1;
 	f->jl = jl;
 	f->jbs = bs;
+	/* without a key, no block is ever left out */
+	if (fixed && getrandom(f->sums.key, sizeof(f->sums.key), 0) == sizeof(f->sums.key)) {
+		f->fixed = fixed;
+		f->fixed_arg = arg;
+	}
 	return 0;
 }
 
@@ -570,8 +737,10 @@ errcode_t ec_fdio_journal_detach(io_channel ch)
 		err = ec_jlog_close(f->jl, &dev);
 	ec_txn_free(f->txn);
 	ec_jlog_free(f->jl);
+	sums_free(&f->sums);
 	f->txn = NULL;
 	f->jl = NULL;
+	f->fixed = NULL;
 	return err;
 }
 
@@ -679,6 +848,7 @@ static errcode_t fdio_close(io_channel ch)
 	err = ec_fdio_write_back(ch);
 	ec_txn_free(((struct fdio *)ch->private_data)->txn);
 	ec_jlog_free(((struct fdio *)ch->private_data)->jl);
+	sums_free(&((struct fdio *)ch->private_data)->sums);
 	cache_drop(ch->private_data);
 	ext2fs_free_mem(&ch->private_data);
 	ext2fs_free_mem(&ch->name);

@@ -29,9 +29,13 @@ struct ec_jlog;
 
 /* From now on, every write to ch but file data joins a transaction of
  * blocks of bs bytes, committed through jl at every flush (ext2fs_flush2,
- * io_channel_flush). ch owns jl afterwards. 0, or -1 (not ours, already
- * attached, out of memory: jl stays the caller's). */
-int ec_fdio_journal_attach(io_channel ch, struct ec_jlog *jl, size_t bs);
+ * io_channel_flush). fixed(arg, blk) says whether blk only ever holds
+ * metadata (superblock, descriptors, bitmaps, inode tables): a commit
+ * leaves out such blocks it would write unchanged. ch owns jl afterwards.
+ * 0, or -1 (not ours, already attached, out of memory: jl stays the
+ * caller's). */
+int ec_fdio_journal_attach(io_channel ch, struct ec_jlog *jl, size_t bs,
+			   bool (*fixed)(void *arg, blk64_t blk), void *arg);
 
 /* Commits what is pending, marks the journal empty and stops journaling. */
 errcode_t ec_fdio_journal_detach(io_channel ch);

@@ -125,6 +125,13 @@ static void freed_range(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
 		ec_fdio_discard(fs->io, blk, num);
 }
 
+static bool in_zone(void *arg, blk64_t blk)
+{
+	struct ec_ctx *c = arg;
+
+	return blk < ext2fs_blocks_count(c->fs->super) && ext2fs_test_block_bitmap2(c->zone, blk);
+}
+
 /* journal=: prepares journaled writes where the image has a journal. The
  * mount's first flush then writes needs_recovery: from then on a crash is
  * replayed at the next mount (ours, e2fsck's or kernel ext4's). */
@@ -219,19 +226,22 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 	ext2fs_mark_super_dirty(c->fs);
 	if (journal_open(c, &jl, err, errlen))
 		goto fail;
-	e = ext2fs_flush2(c->fs, 0);
+	if (jl && ec_fdio_journal_attach(c->fs->io, jl, c->fs->blocksize, in_zone, c)) {
+		ec_jlog_free(jl);
+		refuse(err, errlen, "%s: %s", c->devname, "out of memory for the journal");
+		goto fail;
+	}
+	/* journaled, the superblock update is the first transaction: a crash
+	 * never leaves it half written */
+	c->journaled = jl != NULL;
+	e = ec_fs_sync(c);
 	if (e) {
 		refuse(err, errlen, "%s: cannot write the superblock: %s", c->devname, error_message(e));
 		goto fail;
 	}
-	if (jl && ec_fdio_journal_attach(c->fs->io, jl, c->fs->blocksize)) {
-		refuse(err, errlen, "%s: %s", c->devname, "out of memory for the journal");
-		goto fail;
-	}
-	c->journaled = jl != NULL;
 	return 0;
 fail:
-	ec_jlog_free(jl);
+	c->journaled = false;
 	ec_zone_free(c);
 	c->fs->flags &= ~EXT2_FLAG_RW;
 	ext2fs_close_free(&c->fs);
@@ -243,23 +253,34 @@ static void free_orphan(uint32_t ino, void *arg)
 	ec_maybe_free(arg, ino);
 }
 
-/* The last transaction committed, the journal marked empty, then the
- * superblock without needs_recovery goes home directly. On a failure the
- * flag stays: the next mount replays what the journal holds. */
+errcode_t ec_fs_sync(struct ec_ctx *c)
+{
+	errcode_t e;
+
+	/* libext2fs flushes the device before and after the superblock: with
+	 * the journal that would split the change in two commits */
+	if (!c->journaled)
+		return ext2fs_flush2(c->fs, 0);
+	e = ext2fs_flush2(c->fs, EXT2_FLAG_FLUSH_NO_SYNC);
+	return e ? e : io_channel_flush(c->fs->io);
+}
+
+/* The last transaction, with the clean superblock (no needs_recovery), is
+ * committed and written home, then the journal is marked empty: a crash at
+ * any point leaves a superblock that is whole. On a failure the flag stays
+ * set at home: the next mount replays what the journal holds. */
 static void close_journal(struct ec_ctx *c)
 {
-	errcode_t e = ext2fs_flush2(c->fs, 0);
+	errcode_t e;
 
+	ext2fs_clear_feature_journal_needs_recovery(c->fs->super);
+	e = ec_fs_sync(c);
 	if (!e)
 		e = ec_fdio_journal_detach(c->fs->io);
 	c->journaled = false;
-	if (e) {
+	if (e)
 		ec_log(EC_LOG_ERR, "ext4cell-server: %s: closing the journal failed: %s; the "
 		       "next mount replays it\n", c->devname, error_message(e));
-		return;
-	}
-	ext2fs_clear_feature_journal_needs_recovery(c->fs->super);
-	ext2fs_mark_super_dirty(c->fs);
 }
 
 int ec_fs_close(struct ec_ctx *c)

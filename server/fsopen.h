@@ -11,5 +11,8 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen);
 /* Frees inodes left unlinked, marks the filesystem clean and closes it.
  * Returns 0, or -1 after printing why. */
 int ec_fs_close(struct ec_ctx *c);
+/* Writes everything libext2fs holds (superblock, descriptors, bitmaps) and
+ * syncs the device: with the journal, one commit. */
+errcode_t ec_fs_sync(struct ec_ctx *c);
 
 #endif

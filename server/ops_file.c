@@ -1,4 +1,5 @@
 /* server/ops_file.c: FUSE open, read, write, flush, release, fsync, destroy. */
+#include "fsopen.h"
 #include "ops.h"
 
 #include <errno.h>
@@ -88,7 +89,7 @@ void ec_op_flush(struct ec_req *req, uint64_t ino, struct ec_file *fi)
 
 	(void)fi;
 	if (c->opt.flush && c->unsynced && !c->ro) {
-		err = ext2fs_flush2(c->fs, 0);
+		err = ec_fs_sync(c);
 		c->unsynced = err != 0;
 	}
 	ec_reply_err(req, ec_errno(c, err, ec_ino(ino), "flush"));
@@ -104,7 +105,7 @@ void ec_op_release(struct ec_req *req, uint64_t ino, struct ec_file *fi)
 void ec_op_fsync(struct ec_req *req, uint64_t ino, int datasync, struct ec_file *fi)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
-	errcode_t err = c->ro ? 0 : ext2fs_flush2(c->fs, 0);
+	errcode_t err = c->ro ? 0 : ec_fs_sync(c);
 
 	(void)datasync, (void)fi;
 	if (!err)
@@ -117,7 +118,7 @@ void ec_op_fsync(struct ec_req *req, uint64_t ino, int datasync, struct ec_file 
 void ec_op_destroy(struct ec_req *req)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
-	errcode_t err = c->ro ? 0 : ext2fs_flush2(c->fs, 0);
+	errcode_t err = c->ro ? 0 : ec_fs_sync(c);
 
 	ec_reply_err(req, ec_errno(c, err, EXT2_ROOT_INO, "flush at unmount"));
 }

@@ -5,6 +5,7 @@
  * at a time: libext2fs is not thread-safe. */
 #include "wire.h"
 #include "fdio.h"
+#include "fsopen.h"
 #include "log.h"
 #include "ops.h"
 #include "../proto/fuse_iomap.h"
@@ -56,7 +57,7 @@ static void maybe_commit(struct ec_ctx *c)
 	if (!(commit_asked && c->unsynced) && !ec_fdio_journal_due(c->fs->io))
 		return;
 	commit_asked = 0;
-	err = ext2fs_flush2(c->fs, 0);
+	err = ec_fs_sync(c);
 	if (err)
 		ec_log(EC_LOG_ERR, "ext4cell-server: %s: journal commit: %s\n", c->devname,
 		       error_message(err));
