@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "dcache.h"
+#include "freed.h"
 #include "nodes.h"
 #include "options.h"
 #include "wire.h"
@@ -32,6 +33,7 @@ struct ec_ctx {
 	uint32_t dev_id;	/* the device's id with the kernel, iomap mode */
 	bool unsynced;		/* changed since the device was last synced */
 	bool journaled;		/* writes go through the journal (fdio.h) */
+	struct ec_freed freed;	/* freed since the last commit (journaled) */
 };
 
 /* Inode numbers: FUSE's root is 1, ext2's is 2 (ext2 inode 1 is never served). */

@@ -112,17 +112,22 @@ static int check_root(struct ec_ctx *c, char *err, size_t errlen)
 }
 
 /* A freed block's cached copy is dropped unwritten: its contents are
- * garbage now, and writing them back would only cost a device write. */
-static void freed_block(ext2_filsys fs, blk64_t blk, int inuse)
-{
-	if (inuse < 0)
-		ec_fdio_discard(fs->io, blk, 1);
-}
-
+ * garbage now, and writing them back would only cost a device write.
+ * Journaled, it is not reused before the next commit (freed.h). */
 static void freed_range(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
 {
-	if (inuse < 0)
-		ec_fdio_discard(fs->io, blk, num);
+	struct ec_ctx *c = fs->priv_data;
+
+	if (inuse >= 0)
+		return;
+	ec_fdio_discard(fs->io, blk, num);
+	if (c && c->journaled)
+		ec_freed_hold(&c->freed, fs, blk, num);
+}
+
+static void freed_block(ext2_filsys fs, blk64_t blk, int inuse)
+{
+	freed_range(fs, blk, 1, inuse);
 }
 
 static bool in_zone(void *arg, blk64_t blk)
@@ -217,6 +222,7 @@ int ec_fs_open(struct ec_ctx *c, int devfd, char *err, size_t errlen)
 		c->fs->flags &= ~EXT2_FLAG_RW;
 		return 0;
 	}
+	c->fs->priv_data = c;
 	ext2fs_set_block_alloc_stats_callback(c->fs, freed_block, &old_block);
 	ext2fs_set_block_alloc_stats_range_callback(c->fs, freed_range, &old_range);
 	recount(c->fs);
@@ -261,6 +267,7 @@ errcode_t ec_fs_sync(struct ec_ctx *c)
 	 * the journal that would split the change in two commits */
 	if (!c->journaled)
 		return ext2fs_flush2(c->fs, 0);
+	ec_freed_release(&c->freed, c->fs);
 	e = ext2fs_flush2(c->fs, EXT2_FLAG_FLUSH_NO_SYNC);
 	return e ? e : io_channel_flush(c->fs->io);
 }
@@ -300,6 +307,7 @@ int ec_fs_close(struct ec_ctx *c)
 		c->fs->flags &= ~EXT2_FLAG_RW;
 	}
 	ec_zone_free(c);
+	ec_freed_free(&c->freed);
 	e = ext2fs_close_free(&c->fs);
 	if (e) {
 		ec_log(EC_LOG_ERR, "ext4cell-server: %s: closing the filesystem failed: %s\n",
