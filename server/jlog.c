@@ -14,6 +14,8 @@
 
 #define JS_COMPAT 36
 #define JF_COMPAT_CHECKSUM 0x1u
+#define JS_NUM_FC 0x54
+#define JBD2_DEFAULT_FC_BLOCKS 256
 
 struct ec_jlog {
 	struct ec_jsb g;
@@ -49,6 +51,7 @@ int ec_jlog_open(ext2_filsys fs, struct ec_jlog **out, char *err, size_t errlen)
 	struct ec_jlog *j = calloc(1, sizeof(*j));
 	blk64_t count = ext2fs_blocks_count(fs->super);
 	size_t space;
+	__u32 end;
 
 	if (!j)
 		return refuse(j, err, errlen, "out of memory");
@@ -58,10 +61,22 @@ int ec_jlog_open(ext2_filsys fs, struct ec_jlog **out, char *err, size_t errlen)
 	}
 	if (jbd2_be32(j->g.sb + JS_START))
 		return refuse(j, err, errlen, "the journal is not empty");
+	end = j->g.maxlen;
 	if (jbd2_be32(j->g.sb + 4) == JT_SB_V2 &&
 	    (jbd2_be32(j->g.sb + JS_COMPAT) & JF_COMPAT_CHECKSUM))
 		return refuse(j, err, errlen, "the journal uses version 1 checksums");
-	j->half = (j->g.maxlen - j->g.first) / 2;
+	/* a fast-commit filesystem's journal keeps its last blocks for fast
+	 * commits (kernel ext4 sets the journal's flag when it mounts): we
+	 * never write there (full commits only), and its replay never looks
+	 * for full commits there */
+	if ((j->g.incompat & JF_INCOMPAT_FAST_COMMIT) || ext2fs_has_feature_fast_commit(fs->super)) {
+		__u32 nfc = jbd2_be32(j->g.sb + JS_NUM_FC);
+
+		end = j->g.maxlen - (nfc ? nfc : JBD2_DEFAULT_FC_BLOCKS);
+		if (end > j->g.maxlen || end <= j->g.first)
+			return refuse(j, err, errlen, "the journal's fast-commit area is too large");
+	}
+	j->half = (end - j->g.first) / 2;
 	j->tb = jbd2_tag_bytes(j->g.incompat);
 	space = j->g.bs - 12 - (jbd2_csum(j->g.incompat) ? 4 : 0);
 	if (j->half < 16 || space < j->tb + 16)
