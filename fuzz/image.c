@@ -12,6 +12,7 @@
  * doing. */
 #include "fsck.h"
 #include "fsrun.h"
+#include "../server/fsopen.h"
 #include "../server/ops.h"
 #include "../proto/fuse_iomap.h"
 
@@ -381,7 +382,8 @@ static enum fz_fsck check(const char *when, char *why, size_t n)
 }
 
 /* The writes, with the consistency check around them; the nodes in w are
- * forgotten first, so that nothing the writes unlinked stays open. */
+ * forgotten first, so that nothing the writes unlinked stays open, and the
+ * changes committed. */
 static void change_checked(struct walk *w)
 {
 	char why[512];
@@ -395,6 +397,9 @@ static void change_checked(struct walk *w)
 		forget(w->file);
 	w->ndirs = 1;
 	w->file = 0;
+	/* committed: blocks freed since the last commit are free again
+	 * (journaled, they are held in use until then: server/freed.h) */
+	ec_fs_sync(&f.c);
 	if (before == FZ_FSCK_CLEAN && check("after", why, sizeof(why)) == FZ_FSCK_BROKEN) {
 		fprintf(stderr, "fuzz/image: the writes left a consistent image inconsistent: "
 			"%s\n", why);
