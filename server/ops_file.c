@@ -81,7 +81,10 @@ void ec_op_write(struct ec_req *req, uint64_t fino, const char *buf, size_t size
 
 /* A close. With the flush option, a close after a change writes everything
  * back and syncs the device, so what was closed survives the disk being
- * pulled out (FUSE never passes sync(2) and syncfs(2) on to its servers). */
+ * pulled out (FUSE never passes sync(2) and syncfs(2) on to its servers).
+ * Journaled, the commit's home writes are synced too: the disk then needs
+ * no replay to show the file, as readers that never replay a journal
+ * (other systems' ext4 drivers, debugfs) see it. */
 void ec_op_flush(struct ec_req *req, uint64_t ino, struct ec_file *fi)
 {
 	struct ec_ctx *c = ec_req_ctx(req);
@@ -90,6 +93,8 @@ void ec_op_flush(struct ec_req *req, uint64_t ino, struct ec_file *fi)
 	(void)fi;
 	if (c->opt.flush && c->unsynced && !c->ro) {
 		err = ec_fs_sync(c);
+		if (!err && c->journaled)
+			err = io_channel_flush(c->fs->io);	/* nothing left to log */
 		c->unsynced = err != 0;
 	}
 	ec_reply_err(req, ec_errno(c, err, ec_ino(ino), "flush"));
