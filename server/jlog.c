@@ -61,6 +61,10 @@ int ec_jlog_open(ext2_filsys fs, struct ec_jlog **out, char *err, size_t errlen)
 	}
 	if (jbd2_be32(j->g.sb + JS_START))
 		return refuse(j, err, errlen, "the journal is not empty");
+	/* the length comes from the image: every block of the journal is
+	 * mapped below, so it cannot be longer than the filesystem */
+	if (j->g.maxlen > count)
+		return refuse(j, err, errlen, "the journal is longer than the filesystem");
 	end = j->g.maxlen;
 	if (jbd2_be32(j->g.sb + 4) == JT_SB_V2 &&
 	    (jbd2_be32(j->g.sb + JS_COMPAT) & JF_COMPAT_CHECKSUM))
