@@ -1,6 +1,8 @@
 /* server/txn.c: the running transaction as an open-addressing hash of block
  * numbers over an array of entries; a forgotten entry stays in the array,
- * marked dead, until the transaction is cleared. */
+ * marked dead, until the transaction is cleared. The entries' block order is
+ * kept from one ec_txn_sorted() to the next until an entry is added (a
+ * commit asks three times: unchanged blocks, the log, the home writes). */
 #include "txn.h"
 
 #include <errno.h>
@@ -15,6 +17,8 @@ struct ec_txn {
 	bool *dead;		/* per entry */
 	char *data;		/* cap blocks */
 	size_t *bucket;		/* entry index + 1, 0 = empty; nbucket = 2 * cap */
+	size_t *order;		/* every entry, by block number, when ordered */
+	bool ordered;
 	blk64_t *sorted_blk;	/* ec_txn_sorted()'s answer */
 	char **sorted_data;
 };
@@ -36,6 +40,7 @@ void ec_txn_free(struct ec_txn *t)
 	free(t->dead);
 	free(t->data);
 	free(t->bucket);
+	free(t->order);
 	free(t->sorted_blk);
 	free(t->sorted_data);
 	free(t);
@@ -106,6 +111,7 @@ char *ec_txn_put(struct ec_txn *t, blk64_t blk, bool *fresh)
 		t->blk[t->n] = blk;
 		t->dead[t->n] = true;
 		*b = ++t->n;
+		t->ordered = false;
 	}
 	i = *b - 1;
 	*fresh = t->dead[i];
@@ -147,37 +153,47 @@ size_t ec_txn_count(const struct ec_txn *t)
 	return t->live;
 }
 
-static int by_block(const void *a, const void *b)
+static int by_block(const void *a, const void *b, void *blk)
 {
-	blk64_t x = **(const blk64_t *const *)a, y = **(const blk64_t *const *)b;
+	const blk64_t *bl = blk;
+	blk64_t x = bl[*(const size_t *)a], y = bl[*(const size_t *)b];
 
 	return x < y ? -1 : x > y;
 }
 
+/* Resizes *p to hold n elements of size sz (at least one). */
+static int resize(void *p, size_t n, size_t sz)
+{
+	void *q = realloc(*(void **)p, (n ? n : 1) * sz);
+
+	if (!q)
+		return ENOMEM;
+	*(void **)p = q;
+	return 0;
+}
+
 int ec_txn_sorted(struct ec_txn *t, size_t *n, blk64_t **blks, char ***data)
 {
-	blk64_t **order = malloc((t->live ? t->live : 1) * sizeof(*order));
 	size_t k = 0;
 
-	free(t->sorted_blk);
-	free(t->sorted_data);
-	t->sorted_blk = malloc((t->live ? t->live : 1) * sizeof(*t->sorted_blk));
-	t->sorted_data = malloc((t->live ? t->live : 1) * sizeof(*t->sorted_data));
-	if (!order || !t->sorted_blk || !t->sorted_data) {
-		free(order);
-		return ENOMEM;
+	if (!t->ordered) {
+		if (resize(&t->order, t->n, sizeof(*t->order)) ||
+		    resize(&t->sorted_blk, t->n, sizeof(*t->sorted_blk)) ||
+		    resize(&t->sorted_data, t->n, sizeof(*t->sorted_data)))
+			return ENOMEM;
+		for (size_t i = 0; i < t->n; i++)
+			t->order[i] = i;
+		qsort_r(t->order, t->n, sizeof(*t->order), by_block, t->blk);
+		t->ordered = true;
 	}
-	for (size_t i = 0; i < t->n; i++)
-		if (!t->dead[i])
-			order[k++] = &t->blk[i];
-	qsort(order, k, sizeof(*order), by_block);
-	for (size_t i = 0; i < k; i++) {
-		size_t e = (size_t)(order[i] - t->blk);
+	for (size_t i = 0; i < t->n; i++) {
+		size_t e = t->order[i];
 
-		t->sorted_blk[i] = t->blk[e];
-		t->sorted_data[i] = t->data + e * t->bs;
+		if (t->dead[e])
+			continue;
+		t->sorted_blk[k] = t->blk[e];
+		t->sorted_data[k++] = t->data + e * t->bs;
 	}
-	free(order);
 	*n = k;
 	*blks = t->sorted_blk;
 	*data = t->sorted_data;
@@ -187,6 +203,7 @@ int ec_txn_sorted(struct ec_txn *t, size_t *n, blk64_t **blks, char ***data)
 void ec_txn_clear(struct ec_txn *t)
 {
 	t->n = t->live = 0;
+	t->ordered = false;
 	if (t->bucket)
 		memset(t->bucket, 0, 2 * t->cap * sizeof(*t->bucket));
 }
