@@ -37,6 +37,10 @@ static int choice(const char *value, const char *const *vals, int first, int n)
 	return -1;
 }
 
+_Static_assert(sizeof(enum ec_errors) == sizeof(unsigned) &&
+	       sizeof(enum ec_iomap) == sizeof(unsigned) &&
+	       sizeof(enum ec_journal) == sizeof(unsigned), "named options are stored as unsigned");
+
 static int parse_one(struct ec_options *o, const char *opt, char *err, size_t errlen)
 {
 	static const struct { const char *name; size_t off; bool val; } flags[] = {
@@ -51,7 +55,19 @@ static int parse_one(struct ec_options *o, const char *opt, char *err, size_t er
 		{ "flush", offsetof(struct ec_options, flush), true },
 	};
 	static const char *const errvals[] = { NULL, "continue", "remount-ro", "panic" };
-	static const char *const iomapvals[] = { "auto", "on", "off" };
+	static const char *const autovals[] = { "auto", "on", "off" };
+	/* options with a named value: vals[first..n) stored as an enum at off */
+	static const struct {
+		const char *key, *const *vals, *use;
+		int first, n;
+		size_t off;
+	} named[] = {
+		{ "errors=", errvals, "continue, remount-ro or panic", 1, 4,
+		  offsetof(struct ec_options, errors) },
+		{ "iomap=", autovals, "auto, on or off", 0, 3, offsetof(struct ec_options, iomap) },
+		{ "journal=", autovals, "auto, on or off", 0, 3,
+		  offsetof(struct ec_options, journal) },
+	};
 	char *end;
 	size_t i;
 	int v;
@@ -65,32 +81,18 @@ static int parse_one(struct ec_options *o, const char *opt, char *err, size_t er
 	for (i = 0; ignored[i]; i++)
 		if (!strcmp(opt, ignored[i]))
 			return 0;
-	if (!strncmp(opt, "errors=", 7)) {
-		v = choice(opt + 7, errvals, 1, 4);
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		size_t klen = strlen(named[i].key);
+
+		if (strncmp(opt, named[i].key, klen))
+			continue;
+		v = choice(opt + klen, named[i].vals, named[i].first, named[i].n);
 		if (v < 0) {
-			snprintf(err, errlen, "bad value in '%s': use errors=continue, remount-ro or "
-				 "panic", opt);
+			snprintf(err, errlen, "bad value in '%s': use %s%s", opt, named[i].key,
+				 named[i].use);
 			return -1;
 		}
-		o->errors = (enum ec_errors)v;
-		return 0;
-	}
-	if (!strncmp(opt, "iomap=", 6)) {
-		v = choice(opt + 6, iomapvals, 0, 3);
-		if (v < 0) {
-			snprintf(err, errlen, "bad value in '%s': use iomap=auto, on or off", opt);
-			return -1;
-		}
-		o->iomap = (enum ec_iomap)v;
-		return 0;
-	}
-	if (!strncmp(opt, "journal=", 8)) {
-		v = choice(opt + 8, iomapvals, 0, 3);
-		if (v < 0) {
-			snprintf(err, errlen, "bad value in '%s': use journal=auto, on or off", opt);
-			return -1;
-		}
-		o->journal = (enum ec_journal)v;
+		*(unsigned *)((char *)o + named[i].off) = (unsigned)v;
 		return 0;
 	}
 	if (!strncmp(opt, "commit=", 7)) {

@@ -48,6 +48,13 @@ static void t_options(void)
 	       !ec_options_parse(&o, "iomap=off", err, sizeof(err)) && o.iomap == EC_IOMAP_OFF &&
 	       !ec_options_parse(&o, "iomap=auto", err, sizeof(err)) && o.iomap == EC_IOMAP_AUTO &&
 	       ec_options_parse(&o, "iomap=yes", err, sizeof(err)) && strstr(err, "iomap=auto"), err);
+	memset(&o, 0, sizeof(o));
+	rc = ec_options_parse(&o, "journal=off,iomap=on,errors=panic", err, sizeof(err));
+	report("options/journal", !rc && o.journal == EC_JOURNAL_OFF && o.iomap == EC_IOMAP_ON &&
+	       o.errors == EC_ERRORS_PANIC &&
+	       !ec_options_parse(&o, "journal=on", err, sizeof(err)) && o.journal == EC_JOURNAL_ON &&
+	       o.iomap == EC_IOMAP_ON && ec_options_parse(&o, "journal=", err, sizeof(err)) &&
+	       strstr(err, "journal=auto, on or off"), err);
 }
 
 static void t_features(void)
