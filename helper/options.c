@@ -44,7 +44,9 @@ static const char *const server[] = {
 	"kernel", "allow_other", "fakeroot", "norecovery", "noload", "debug", "acl",
 	"user_xattr", "default_permissions", "flush", NULL,
 };
-static const char *const server_prefix[] = { "errors=", "uid=", "gid=", "iomap=", NULL };
+static const char *const server_prefix[] = {
+	"errors=", "uid=", "gid=", "iomap=", "journal=", "commit=", NULL,
+};
 
 static bool in(const char *const *list, const char *opt)
 {
