@@ -7,7 +7,7 @@ pkgs=(
 	qemu-system-x86 qemu-utils
 	libfuse3-dev fuse3 fuse2fs libext2fs-dev e2fsprogs comerr-dev libmount-dev libblkid-dev
 	libseccomp-dev seccomp libcap-dev libsystemd-dev
-	debootstrap attr acl util-linux procps systemd valgrind
+	debootstrap attr acl util-linux procps systemd valgrind dmsetup
 	sparse fio
 	clang-14 libclang-rt-14-dev
 	xfsprogs xfslibs-dev libtool autoconf automake uuid-dev libattr1-dev libacl1-dev libaio-dev
