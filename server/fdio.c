@@ -648,8 +648,9 @@ static errcode_t write_home(io_channel ch)
 	blk64_t *blks;
 	char **data;
 	size_t n;
-	errcode_t err = ec_txn_sorted(f->txn, &n, &blks, &data);
+	errcode_t err = 0;
 
+	ec_txn_sorted(f->txn, &n, &blks, &data);
 	for (size_t i = 0; !err && i < n; i++)
 		err = write_block(ch, blks[i], data[i]);
 	if (!err)
@@ -659,20 +660,18 @@ static errcode_t write_home(io_channel ch)
 
 /* Drops the fixed blocks the transaction holds unchanged (libext2fs
  * writes every bitmap and descriptor block at each flush). */
-static errcode_t drop_unchanged(struct fdio *f)
+static void drop_unchanged(struct fdio *f)
 {
 	blk64_t *blks;
 	char **data;
 	size_t n;
-	errcode_t err;
 
 	if (!f->sums.n)
-		return 0;
-	err = ec_txn_sorted(f->txn, &n, &blks, &data);
-	for (size_t i = 0; !err && i < n; i++)
+		return;
+	ec_txn_sorted(f->txn, &n, &blks, &data);
+	for (size_t i = 0; i < n; i++)
 		if (sum_same(f, blks[i], data[i]))
 			ec_txn_forget(f->txn, blks[i], 1);
-	return err;
 }
 
 /* Commits the running transaction: logged, then written home. One larger
@@ -684,9 +683,7 @@ static errcode_t commit(io_channel ch)
 	struct ec_jlog_dev dev = { dev_write, dev_flush, ch };
 	errcode_t err;
 
-	err = drop_unchanged(f);
-	if (err)
-		return err;
+	drop_unchanged(f);
 	if (!ec_txn_count(f->txn))
 		return sync_dev(ch);
 	if (ec_txn_count(f->txn) > ec_jlog_capacity(f->jl)) {

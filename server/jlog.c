@@ -195,10 +195,9 @@ errcode_t ec_jlog_commit(struct ec_jlog *j, struct ec_txn *t, const struct ec_jl
 	blk64_t *blks;
 	char **data;
 	size_t n, i;
-	errcode_t e = ec_txn_sorted(t, &n, &blks, &data);
+	errcode_t e = 0;
 
-	if (e)
-		return e;
+	ec_txn_sorted(t, &n, &blks, &data);
 	if (n > ec_jlog_capacity(j))
 		return EXT2_ET_JOURNAL_TOO_SMALL;
 	for (i = 0; i < n && !e; i += j->per_desc)

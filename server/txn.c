@@ -19,7 +19,7 @@ struct ec_txn {
 	size_t *bucket;		/* entry index + 1, 0 = empty; nbucket = 2 * cap */
 	size_t *order;		/* every entry, by block number, when ordered */
 	bool ordered;
-	blk64_t *sorted_blk;	/* ec_txn_sorted()'s answer */
+	blk64_t *sorted_blk;	/* ec_txn_sorted()'s answer (cap each) */
 	char **sorted_data;
 };
 
@@ -66,8 +66,9 @@ static int grow(struct ec_txn *t)
 	size_t cap = t->cap ? t->cap * 2 : 64;
 	blk64_t *blk = realloc(t->blk, cap * sizeof(*blk));
 	bool *dead;
-	char *data;
-	size_t *bucket;
+	char *data, **sorted_data;
+	size_t *bucket, *order;
+	blk64_t *sorted_blk;
 
 	if (!blk)
 		return ENOMEM;
@@ -76,6 +77,15 @@ static int grow(struct ec_txn *t)
 	if (!dead)
 		return ENOMEM;
 	t->dead = dead;
+	if (!(order = realloc(t->order, cap * sizeof(*order))))
+		return ENOMEM;
+	t->order = order;
+	if (!(sorted_blk = realloc(t->sorted_blk, cap * sizeof(*sorted_blk))))
+		return ENOMEM;
+	t->sorted_blk = sorted_blk;
+	if (!(sorted_data = realloc(t->sorted_data, cap * sizeof(*sorted_data))))
+		return ENOMEM;
+	t->sorted_data = sorted_data;
 	if (cap > SIZE_MAX / t->bs || !(data = realloc(t->data, cap * t->bs)))
 		return ENOMEM;
 	t->data = data;
@@ -161,26 +171,11 @@ static int by_block(const void *a, const void *b, void *blk)
 	return x < y ? -1 : x > y;
 }
 
-/* Resizes *p to hold n elements of size sz (at least one). */
-static int resize(void *p, size_t n, size_t sz)
-{
-	void *q = realloc(*(void **)p, (n ? n : 1) * sz);
-
-	if (!q)
-		return ENOMEM;
-	*(void **)p = q;
-	return 0;
-}
-
-int ec_txn_sorted(struct ec_txn *t, size_t *n, blk64_t **blks, char ***data)
+void ec_txn_sorted(struct ec_txn *t, size_t *n, blk64_t **blks, char ***data)
 {
 	size_t k = 0;
 
-	if (!t->ordered) {
-		if (resize(&t->order, t->n, sizeof(*t->order)) ||
-		    resize(&t->sorted_blk, t->n, sizeof(*t->sorted_blk)) ||
-		    resize(&t->sorted_data, t->n, sizeof(*t->sorted_data)))
-			return ENOMEM;
+	if (!t->ordered && t->n) {
 		for (size_t i = 0; i < t->n; i++)
 			t->order[i] = i;
 		qsort_r(t->order, t->n, sizeof(*t->order), by_block, t->blk);
@@ -197,7 +192,6 @@ int ec_txn_sorted(struct ec_txn *t, size_t *n, blk64_t **blks, char ***data)
 	*n = k;
 	*blks = t->sorted_blk;
 	*data = t->sorted_data;
-	return 0;
 }
 
 void ec_txn_clear(struct ec_txn *t)

@@ -28,9 +28,8 @@ void ec_txn_forget(struct ec_txn *t, blk64_t blk, blk64_t count);
 size_t ec_txn_count(const struct ec_txn *t);
 
 /* The held blocks in ascending block order: *n of them, their numbers in
- * (*blks)[i] and their data at (*data)[i]; valid until the next change.
- * 0 or ENOMEM. */
-int ec_txn_sorted(struct ec_txn *t, size_t *n, blk64_t **blks, char ***data);
+ * (*blks)[i] and their data at (*data)[i]; valid until the next change. */
+void ec_txn_sorted(struct ec_txn *t, size_t *n, blk64_t **blks, char ***data);
 
 /* Empties t (keeps its memory for the next transaction). */
 void ec_txn_clear(struct ec_txn *t);
