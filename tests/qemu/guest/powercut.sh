@@ -93,7 +93,7 @@ intact_by() {
 	fi
 	out=$("$tool" check "$m" /tmp/sealed.cut 2>&1)
 	local rc=$?
-	if [ "$1" = kernel ]; then umount "$m"; else timeout 60 umount "$m" && server_gone; fi || {
+	if [ "$1" = kernel ]; then timeout 60 umount "$m"; else timeout 60 umount "$m" && server_gone; fi || {
 		echo "umount after the check failed"; return 1; }
 	echo "$out"
 	[ $rc = 0 ] && e2fsck -fn "$2"
@@ -104,10 +104,16 @@ calibrate() {
 	local t0
 	fresh "$1" && fs_mount "$1" || { notok "uncut-$1" "mkfs or mount failed" "$(cat /tmp/helper.log)"; return 1; }
 	t0=$(date +%s%3N)
-	"$tool" work "$mnt" "$1" /tmp/sealed 2>/tmp/work.log
+	timeout 600 "$tool" work "$mnt" "$1" /tmp/sealed 2>/tmp/work.log
+	local wrc=$?
 	took=$(($(date +%s%3N) - t0))
 	cp /tmp/sealed /tmp/sealed.cut
 	if ! fs_umount; then notok "uncut-$1" "umount failed"; return 1; fi
+	# uncut, the workload must run to its end (it stops quietly at an error)
+	if [ $wrc != 0 ] || [ -s /tmp/work.log ]; then
+		notok "uncut-$1" "workload exit $wrc" "$(cat /tmp/work.log)"
+		return 1
+	fi
 	if [ "$target" = iomap-nojournal ]; then
 		check "uncut-$1" e2fsck -fn "$dev"
 	else
@@ -132,8 +138,8 @@ cut() {
 	table "$dropping" || { notok "cut-$s/mount" "the drop_writes table did not load"; return 1; }
 	kill -KILL $wpid 2>/dev/null
 	wait $wpid 2>/dev/null
-	fs_umount || { notok "cut-$s/umount" "$desc: umount after the cut failed"; return 1; }
-	table "$linear" || return 1
+	fs_umount || { notok "cut-$s/umount" "$desc: umount after the cut failed"; table "$linear"; return 1; }
+	table "$linear" || { notok "cut-$s/umount" "the linear table did not load again"; return 1; }
 	echo 3 >/proc/sys/vm/drop_caches
 	echo "# cut-$s: $desc, $(wc -l </tmp/sealed.cut) files sealed before it"
 	return 0
